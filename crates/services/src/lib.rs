@@ -1,0 +1,15 @@
+//! Strata's floor 2: every capability as a service, and the production graph.
+//!
+//! Each service is a trait behind a cheap-to-clone handle with a live implementation.
+
+pub mod bus;
+pub mod clock;
+pub mod config;
+pub mod file_time;
+pub mod flags;
+pub mod fs;
+pub mod http;
+pub mod instance;
+pub mod permission;
+pub mod process;
+pub mod truncate;

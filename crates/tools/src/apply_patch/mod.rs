@@ -1,0 +1,4 @@
+//! The `apply_patch` tool.
+
+pub mod parse;
+pub mod seek;

@@ -1,0 +1,4 @@
+//! The `bash` tool.
+
+pub mod arity;
+pub mod scan;

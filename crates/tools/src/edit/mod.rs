@@ -1,0 +1,3 @@
+//! The `edit` tool.
+
+pub mod replace;

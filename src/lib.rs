@@ -1,0 +1,1 @@
+//! End-to-end tests of the `strata` binary live in `tests/`; this crate holds no code.
