@@ -156,14 +156,15 @@ mod tests {
         let l1 = log.clone();
         scope.add_finalizer("fin", move || async move { l1.lock().unwrap().push("finalizer") });
         let l2 = log.clone();
-        scope.spawn(async move {
-            struct OnDrop(Arc<Mutex<Vec<&'static str>>>);
-            impl Drop for OnDrop {
-                fn drop(&mut self) {
-                    self.0.lock().unwrap().push("task");
-                }
+        struct OnDrop(Arc<Mutex<Vec<&'static str>>>);
+        impl Drop for OnDrop {
+            fn drop(&mut self) {
+                self.0.lock().unwrap().push("task");
             }
-            let _d = OnDrop(l2);
+        }
+        let d = OnDrop(l2);
+        scope.spawn(async move {
+            let _d = d;
             std::future::pending::<()>().await;
         });
         scope.close().await;
