@@ -100,7 +100,11 @@ impl Context {
 
     /// `(key, Rust type)` of every service held, sorted by key.
     pub fn describe(&self) -> Vec<(&'static str, &'static str)> {
-        let mut all: Vec<_> = self.entries.values().map(|e| (e.key, e.type_name)).collect();
+        let mut all: Vec<_> = self
+            .entries
+            .values()
+            .map(|e| (e.key, e.type_name))
+            .collect();
         all.sort_unstable();
         all
     }

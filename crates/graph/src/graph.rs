@@ -77,7 +77,12 @@ impl Graph {
     /// The nodes of one tier.
     pub fn tier(&self, tier: Tier) -> Graph {
         Graph {
-            nodes: self.nodes.iter().filter(|n| n.tier() == tier).cloned().collect(),
+            nodes: self
+                .nodes
+                .iter()
+                .filter(|n| n.tier() == tier)
+                .cloned()
+                .collect(),
         }
     }
 
@@ -131,7 +136,11 @@ impl Graph {
             return Err(BuildError::Invalid(report));
         }
         let plan = Arc::new(Plan {
-            providers: self.nodes.iter().map(|n| (n.type_id(), n.clone())).collect(),
+            providers: self
+                .nodes
+                .iter()
+                .map(|n| (n.type_id(), n.clone()))
+                .collect(),
             base: base.clone(),
             scope: scope.clone(),
         });
@@ -176,7 +185,9 @@ fn resolve(plan: &Arc<Plan>, node: &Node, memo: &MemoMap) -> SharedBuild {
         let own = MemoMap::new();
         return build_node(plan.clone(), node.clone(), own).shared();
     }
-    memo.get_or_insert_with(node, || build_node(plan.clone(), node.clone(), memo.clone()))
+    memo.get_or_insert_with(node, || {
+        build_node(plan.clone(), node.clone(), memo.clone())
+    })
 }
 
 fn build_node(

@@ -14,7 +14,8 @@ use crate::service::{Service, Tier};
 /// The error a node's constructor returns.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
-type BuildFn = dyn Fn(Context, Scope) -> BoxFuture<'static, Result<AnyService, BoxError>> + Send + Sync;
+type BuildFn =
+    dyn Fn(Context, Scope) -> BoxFuture<'static, Result<AnyService, BoxError>> + Send + Sync;
 
 /// Builds one service. Identity is the `Arc`: clones are the same node and are memoized as one.
 #[derive(Clone)]
@@ -57,7 +58,8 @@ impl Node {
         let build: Arc<BuildFn> = Arc::new(move |cx: Context, scope: Scope| {
             let f = f.clone();
             Box::pin(async move {
-                let deps = D::resolve(&cx).map_err(|m| Box::new(m.for_consumer(S::KEY)) as BoxError)?;
+                let deps =
+                    D::resolve(&cx).map_err(|m| Box::new(m.for_consumer(S::KEY)) as BoxError)?;
                 let service = f(deps, scope).await?;
                 Ok(Arc::new(service) as AnyService)
             })
@@ -69,6 +71,32 @@ impl Node {
                 type_name: std::any::type_name::<S>(),
                 tier,
                 requires: D::requires(),
+                fresh: false,
+                build,
+            }),
+        }
+    }
+
+    /// A node whose requirements are known only at run time (e.g. the union of every tool's
+    /// `Deps`). `f` receives a context holding at least those services; it must read no other.
+    pub fn with_requirements<S, F, Fut>(tier: Tier, requires: Vec<Requirement>, f: F) -> Node
+    where
+        S: Service,
+        F: Fn(Context, Scope) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<S, BoxError>> + Send + 'static,
+    {
+        let f = Arc::new(f);
+        let build: Arc<BuildFn> = Arc::new(move |cx: Context, scope: Scope| {
+            let f = f.clone();
+            Box::pin(async move { Ok(Arc::new(f(cx, scope).await?) as AnyService) })
+        });
+        Node {
+            inner: Arc::new(NodeInner {
+                key: S::KEY,
+                type_id: TypeId::of::<S>(),
+                type_name: std::any::type_name::<S>(),
+                tier,
+                requires,
                 fresh: false,
                 build,
             }),
@@ -134,7 +162,15 @@ impl std::fmt::Debug for Node {
         f.debug_struct("Node")
             .field("key", &self.inner.key)
             .field("tier", &self.inner.tier)
-            .field("requires", &self.inner.requires.iter().map(|r| r.key).collect::<Vec<_>>())
+            .field(
+                "requires",
+                &self
+                    .inner
+                    .requires
+                    .iter()
+                    .map(|r| r.key)
+                    .collect::<Vec<_>>(),
+            )
             .finish()
     }
 }

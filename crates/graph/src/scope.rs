@@ -154,7 +154,9 @@ mod tests {
         let scope = Scope::new();
         let log = Arc::new(Mutex::new(Vec::new()));
         let l1 = log.clone();
-        scope.add_finalizer("fin", move || async move { l1.lock().unwrap().push("finalizer") });
+        scope.add_finalizer("fin", move || async move {
+            l1.lock().unwrap().push("finalizer")
+        });
         let l2 = log.clone();
         struct OnDrop(Arc<Mutex<Vec<&'static str>>>);
         impl Drop for OnDrop {

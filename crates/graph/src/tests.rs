@@ -113,13 +113,18 @@ async fn fresh_rebuilds_its_in_graph_dependencies() {
     let memo = MemoMap::new();
     let scope = Scope::new();
     let base = Graph::new().with(clock.clone()).with(fs_node());
-    base.build_with(&Context::new(), &scope, &memo).await.unwrap();
+    base.build_with(&Context::new(), &scope, &memo)
+        .await
+        .unwrap();
     assert_eq!(count.load(Ordering::SeqCst), 1);
     let g = base.clone().with(truncate_node().fresh());
     let cx = g.build_with(&Context::new(), &scope, &memo).await.unwrap();
     // The fresh Truncate got a Clock of its own; the graph's Clock stayed memoized.
     assert_eq!(count.load(Ordering::SeqCst), 2);
-    assert_ne!(cx.get::<Truncate>().unwrap().0.0, cx.get::<Clock>().unwrap().0);
+    assert_ne!(
+        cx.get::<Truncate>().unwrap().0.0,
+        cx.get::<Clock>().unwrap().0
+    );
 }
 
 #[tokio::test]
@@ -142,12 +147,18 @@ async fn failed_build_is_cached_and_closes_what_it_acquired() {
         }
     });
     // Truncate and the graph both need Fs: the failing node runs once.
-    let g = Graph::new().with(acquiring).with(failing).with(truncate_node());
+    let g = Graph::new()
+        .with(acquiring)
+        .with(failing)
+        .with(truncate_node());
     let scope = Scope::new();
     let err = g.build(&Context::new(), &scope).await.unwrap_err();
     assert_eq!(attempts.load(Ordering::SeqCst), 1);
     let msg = err.to_string();
-    assert!(msg.contains("`Fs`") && msg.contains("disk on fire"), "{msg}");
+    assert!(
+        msg.contains("`Fs`") && msg.contains("disk on fire"),
+        "{msg}"
+    );
     assert!(scope.is_closed());
     assert_eq!(closed.load(Ordering::SeqCst), 1);
 }
@@ -166,7 +177,9 @@ fn validate_reports_every_problem_at_once() {
     }
     let a = Node::new(Tier::Global, |(_b,): (B,), _s: Scope| async { Ok(A) });
     let b = Node::new(Tier::Global, |(_a,): (A,), _s: Scope| async { Ok(B) });
-    let info = Node::new(Tier::Instance, |(): (), _s: Scope| async { Ok(Info("x".into())) });
+    let info = Node::new(Tier::Instance, |(): (), _s: Scope| async {
+        Ok(Info("x".into()))
+    });
     // Global Truncate needs Clock (missing) and Fs (provided twice).
     let crossing = Node::new(Tier::Global, |(_i, _c): (Info, Clock), _s: Scope| async {
         Ok(Perm(Info(String::new()), Clock(0)))
@@ -185,15 +198,23 @@ fn validate_reports_every_problem_at_once() {
         .problems
         .iter()
         .map(|p| match p {
-            Problem::Missing { consumer, needs, .. } => format!("missing {consumer}<-{}", needs.key),
+            Problem::Missing {
+                consumer, needs, ..
+            } => format!("missing {consumer}<-{}", needs.key),
             Problem::Duplicate { key, count, .. } => format!("dup {key}x{count}"),
             Problem::Cycle { path } => format!("cycle {}", path.join(">")),
             Problem::TierCrossing { consumer, needs } => format!("tier {consumer}<-{needs}"),
         })
         .collect();
     assert!(kinds.contains(&"dup Fsx2".to_string()), "{kinds:?}");
-    assert!(kinds.contains(&"missing Perm<-Clock".to_string()), "{kinds:?}");
-    assert!(kinds.contains(&"missing Truncate<-Clock".to_string()), "{kinds:?}");
+    assert!(
+        kinds.contains(&"missing Perm<-Clock".to_string()),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&"missing Truncate<-Clock".to_string()),
+        "{kinds:?}"
+    );
     assert!(kinds.contains(&"tier Perm<-Info".to_string()), "{kinds:?}");
     assert!(kinds.contains(&"cycle A>B>A".to_string()), "{kinds:?}");
     assert_eq!(kinds.iter().filter(|k| k.starts_with("cycle")).count(), 1);
@@ -205,10 +226,16 @@ fn validate_reports_every_problem_at_once() {
 #[tokio::test]
 async fn invalid_graph_builds_nothing() {
     let count = Arc::new(AtomicUsize::new(0));
-    let g = Graph::new().with(counted_clock(count.clone())).with(truncate_node());
+    let g = Graph::new()
+        .with(counted_clock(count.clone()))
+        .with(truncate_node());
     let err = g.build(&Context::new(), &Scope::new()).await.unwrap_err();
     assert!(matches!(err, BuildError::Invalid(_)));
-    assert_eq!(count.load(Ordering::SeqCst), 0, "validation runs before any build");
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        0,
+        "validation runs before any build"
+    );
 }
 
 #[test]
@@ -224,7 +251,9 @@ fn replace_keeps_key_and_tier() {
     let wrong_key = Node::value(Tier::Global, Clock(1));
     let err = g.replace::<Fs>(wrong_key).unwrap_err();
     assert!(matches!(err, ReplaceError::WrongKey { .. }), "{err}");
-    let err = g.replace::<Clock>(Node::value(Tier::Global, Clock(1))).unwrap_err();
+    let err = g
+        .replace::<Clock>(Node::value(Tier::Global, Clock(1)))
+        .unwrap_err();
     assert!(err.to_string().contains("Graph::add"), "{err}");
 }
 
@@ -255,9 +284,10 @@ async fn instance_tier_is_fresh_per_instance_on_the_global_context() {
                 Ok(Info(format!("instance {n}")))
             }
         }))
-        .with(Node::new(Tier::Instance, |(i, c): (Info, Clock), _s: Scope| async move {
-            Ok(Perm(i, c))
-        }));
+        .with(Node::new(
+            Tier::Instance,
+            |(i, c): (Info, Clock), _s: Scope| async move { Ok(Perm(i, c)) },
+        ));
     let global_scope = Scope::new();
     let global = g
         .tier(Tier::Global)
@@ -269,11 +299,26 @@ async fn instance_tier_is_fresh_per_instance_on_the_global_context() {
     let s2 = Scope::new();
     let one = instance.build(&global, &s1).await.unwrap();
     let two = instance.build(&global, &s2).await.unwrap();
-    assert_eq!(infos.load(Ordering::SeqCst), 2, "each instance builds its own");
-    assert_eq!(clocks.load(Ordering::SeqCst), 1, "global services are shared");
-    assert_ne!(one.get::<Perm>().unwrap().0.0, two.get::<Perm>().unwrap().0.0);
+    assert_eq!(
+        infos.load(Ordering::SeqCst),
+        2,
+        "each instance builds its own"
+    );
+    assert_eq!(
+        clocks.load(Ordering::SeqCst),
+        1,
+        "global services are shared"
+    );
+    assert_ne!(
+        one.get::<Perm>().unwrap().0.0,
+        two.get::<Perm>().unwrap().0.0
+    );
     s1.close().await;
-    assert_eq!(closed.load(Ordering::SeqCst), 1, "disposing one instance leaves the other");
+    assert_eq!(
+        closed.load(Ordering::SeqCst),
+        1,
+        "disposing one instance leaves the other"
+    );
     s2.close().await;
     assert_eq!(closed.load(Ordering::SeqCst), 2);
 }
@@ -289,4 +334,30 @@ async fn missing_dependency_from_base_names_the_consumer() {
     let base = Context::new().with(Clock(3));
     let cx = g.build(&base, &Scope::new()).await.unwrap();
     assert_eq!(cx.get::<Truncate>().unwrap().0.0, 3);
+}
+
+#[tokio::test]
+async fn dynamic_requirements_are_validated_and_provided() {
+    #[derive(Clone)]
+    struct Registry(usize);
+    impl Service for Registry {
+        const KEY: &'static str = "Registry";
+    }
+    let reqs = vec![Requirement::of::<Clock>(), Requirement::of::<Fs>()];
+    let node = Node::with_requirements(
+        Tier::Instance,
+        reqs.clone(),
+        |cx: Context, _s: Scope| async move { Ok(Registry(cx.get::<Fs>()?.0 + cx.get::<Clock>()?.0)) },
+    );
+    let missing = Graph::new().with(node.clone()).with(fs_node());
+    let report = missing.validate(&[]).unwrap_err();
+    assert!(
+        report
+            .to_string()
+            .contains("`Registry` (instance) needs `Clock`"),
+        "{report}"
+    );
+    let g = missing.with(Node::value(Tier::Global, Clock(1)));
+    let cx = g.build(&Context::new(), &Scope::new()).await.unwrap();
+    assert_eq!(cx.get::<Registry>().unwrap().0, 8);
 }

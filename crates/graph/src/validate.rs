@@ -52,13 +52,21 @@ pub enum Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Problem::Missing { consumer, tier, needs } => write!(
+            Problem::Missing {
+                consumer,
+                tier,
+                needs,
+            } => write!(
                 f,
                 "`{consumer}` ({tier}) needs `{}` ({}), which nothing provides. Add a node for \
                  `{}` to the graph, or provide it in the context this tier is built on.",
                 needs.key, needs.type_name, needs.key
             ),
-            Problem::Duplicate { key, type_name, count } => write!(
+            Problem::Duplicate {
+                key,
+                type_name,
+                count,
+            } => write!(
                 f,
                 "`{key}` ({type_name}) is provided by {count} nodes. Keep one, or use \
                  `Graph::replace` to swap the implementation."
@@ -90,7 +98,11 @@ pub struct ValidationReport {
 impl fmt::Display for ValidationReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.problems.len();
-        writeln!(f, "the service graph has {n} problem{}:", if n == 1 { "" } else { "s" })?;
+        writeln!(
+            f,
+            "the service graph has {n} problem{}:",
+            if n == 1 { "" } else { "s" }
+        )?;
         for p in &self.problems {
             writeln!(f, "  - {p}")?;
         }
@@ -166,17 +178,23 @@ fn find_cycles(nodes: &[Node], by_type: &HashMap<TypeId, Vec<&Node>>) -> Vec<Pro
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for start in 0..nodes.len() {
-        dfs(start, &edges, &mut state, &mut stack, &mut |cycle: &[usize]| {
-            let mut keys: Vec<&'static str> = cycle.iter().map(|&i| nodes[i].key()).collect();
-            // Rotate so the same cycle found from another start is reported once.
-            let min = (0..keys.len()).min_by_key(|&i| keys[i]).unwrap_or(0);
-            keys.rotate_left(min);
-            if seen.insert(keys.clone()) {
-                let first = keys[0];
-                keys.push(first);
-                out.push(Problem::Cycle { path: keys });
-            }
-        });
+        dfs(
+            start,
+            &edges,
+            &mut state,
+            &mut stack,
+            &mut |cycle: &[usize]| {
+                let mut keys: Vec<&'static str> = cycle.iter().map(|&i| nodes[i].key()).collect();
+                // Rotate so the same cycle found from another start is reported once.
+                let min = (0..keys.len()).min_by_key(|&i| keys[i]).unwrap_or(0);
+                keys.rotate_left(min);
+                if seen.insert(keys.clone()) {
+                    let first = keys[0];
+                    keys.push(first);
+                    out.push(Problem::Cycle { path: keys });
+                }
+            },
+        );
     }
     out
 }

@@ -1,1 +1,15 @@
-//! placeholder
+//! Strata's floor 4: which tools a model, agent and mode see, and starting the whole graph.
+//!
+//! - [`ToolRegistry`]: the instance's tools, initialised from the graph; its node's
+//!   requirements are every tool's, so graph validation checks the tools are complete.
+//! - [`surface`]: the advertised tools for a model (patch models, plan mode, hidden tools).
+//! - [`Runtime`] / [`Instance`]: the global tier once, an instance per directory.
+
+mod registry;
+pub mod rules;
+mod runtime;
+pub mod surface;
+
+pub use registry::{ToolRegistry, production};
+pub use runtime::{Instance, Runtime};
+pub use surface::{SurfaceSpec, is_patch_model};

@@ -1,1 +1,226 @@
-//! (being written)
+//! The HttpClient service: reqwest over rustls with per-request timeouts and a size cap.
+//!
+//! A non-success status is not an error: the caller gets the response and decides. Every error
+//! names the URL it was about. Streaming callers (model providers) take the inner
+//! [`reqwest::Client`] through [`HttpClient::client`].
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::{RequestBuilder, StatusCode};
+use serde_json::Value;
+use strata_graph::{BoxError, Node, Scope, Tier};
+
+/// Per-request settings.
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    /// Limit for the whole exchange (connect, headers and body); `None` waits indefinitely.
+    pub timeout: Option<Duration>,
+    /// Largest body accepted, in bytes; `None` accepts any size.
+    pub max_bytes: Option<usize>,
+    /// Extra request headers.
+    pub headers: Vec<(String, String)>,
+}
+
+/// A fully read response.
+#[derive(Debug, Clone)]
+pub struct HttpResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    /// The URL after redirects.
+    pub final_url: String,
+}
+
+impl HttpResponse {
+    /// The body as text, with invalid UTF-8 replaced.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// A header's value when present and valid text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// Why a request failed. A non-success status is not an error.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("could not build the HTTP client: {source}; check the TLS setup of this build")]
+    Build {
+        #[source]
+        source: reqwest::Error,
+    },
+    #[error("`{url}` is not a valid URL ({reason}); pass an absolute http:// or https:// URL")]
+    InvalidUrl { url: String, reason: String },
+    #[error(
+        "the request header `{name}` for {url} is not valid; remove it or fix its name and value"
+    )]
+    InvalidHeader { url: String, name: String },
+    #[error("the request to {url} timed out after {after:?}; try again, or allow a longer timeout")]
+    Timeout { url: String, after: Duration },
+    #[error(
+        "could not connect to {url}: {source}; check the address and that the server is reachable"
+    )]
+    Connect {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    #[error(
+        "the response from {url} is larger than the limit of {limit} bytes; \
+         request a smaller resource or raise the limit"
+    )]
+    TooLarge { url: String, limit: usize },
+    #[error("the request to {url} failed: {source}")]
+    Request {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+}
+
+/// Handle to the shared HTTP client.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    client: reqwest::Client,
+}
+
+impl strata_graph::Service for HttpClient {
+    const KEY: &'static str = "HttpClient";
+}
+
+impl HttpClient {
+    /// A client using rustls with the ring provider.
+    pub fn new() -> Result<Self, HttpError> {
+        // Fails only when a provider is already installed, which is what we want anyway.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .user_agent(concat!("strata/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|source| HttpError::Build { source })?;
+        Ok(Self { client })
+    }
+
+    /// Wraps an existing client.
+    pub fn from_client(client: reqwest::Client) -> Self {
+        Self { client }
+    }
+
+    /// The global-tier node.
+    pub fn node() -> Node {
+        Node::new(Tier::Global, |(): (), _scope: Scope| async move {
+            Ok::<_, BoxError>(HttpClient::new()?)
+        })
+    }
+
+    /// The inner client, for callers that stream responses themselves.
+    pub fn client(&self) -> reqwest::Client {
+        self.client.clone()
+    }
+
+    pub async fn get(&self, url: &str, opts: RequestOptions) -> Result<HttpResponse, HttpError> {
+        let parsed = parse_url(url)?;
+        self.send(url, self.client.get(parsed), opts).await
+    }
+
+    pub async fn post_json(
+        &self,
+        url: &str,
+        body: &Value,
+        opts: RequestOptions,
+    ) -> Result<HttpResponse, HttpError> {
+        let parsed = parse_url(url)?;
+        self.send(url, self.client.post(parsed).json(body), opts)
+            .await
+    }
+
+    async fn send(
+        &self,
+        url: &str,
+        mut request: RequestBuilder,
+        opts: RequestOptions,
+    ) -> Result<HttpResponse, HttpError> {
+        for (name, value) in &opts.headers {
+            let invalid = || HttpError::InvalidHeader {
+                url: url.to_string(),
+                name: name.clone(),
+            };
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
+            let value = HeaderValue::from_str(value).map_err(|_| invalid())?;
+            request = request.header(name, value);
+        }
+        let exchange = exchange(url, request, opts.max_bytes);
+        match opts.timeout {
+            Some(after) => {
+                tokio::time::timeout(after, exchange)
+                    .await
+                    .map_err(|_| HttpError::Timeout {
+                        url: url.to_string(),
+                        after,
+                    })?
+            }
+            None => exchange.await,
+        }
+    }
+}
+
+fn parse_url(url: &str) -> Result<reqwest::Url, HttpError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| HttpError::InvalidUrl {
+        url: url.to_string(),
+        reason: e.to_string(),
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(HttpError::InvalidUrl {
+            url: url.to_string(),
+            reason: format!("the scheme `{}` is not supported", parsed.scheme()),
+        });
+    }
+    Ok(parsed)
+}
+
+/// Sends the request and reads the body, stopping as soon as it passes `max_bytes`.
+async fn exchange(
+    url: &str,
+    request: RequestBuilder,
+    max_bytes: Option<usize>,
+) -> Result<HttpResponse, HttpError> {
+    let failed = |source: reqwest::Error| classify(url, source);
+    let mut response = request.send().await.map_err(failed)?;
+    let too_large = || HttpError::TooLarge {
+        url: url.to_string(),
+        limit: max_bytes.unwrap_or(usize::MAX),
+    };
+    if let (Some(limit), Some(len)) = (max_bytes, response.content_length())
+        && len > limit as u64
+    {
+        return Err(too_large());
+    }
+    let status = response.status();
+    let headers = response.headers().clone();
+    let final_url = response.url().to_string();
+    let mut body = BytesMut::new();
+    while let Some(chunk) = response.chunk().await.map_err(failed)? {
+        if max_bytes.is_some_and(|limit| body.len() + chunk.len() > limit) {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(HttpResponse {
+        status,
+        headers,
+        body: body.freeze(),
+        final_url,
+    })
+}
+
+fn classify(url: &str, source: reqwest::Error) -> HttpError {
+    let url = url.to_string();
+    if source.is_connect() {
+        HttpError::Connect { url, source }
+    } else {
+        HttpError::Request { url, source }
+    }
+}

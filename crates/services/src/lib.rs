@@ -12,4 +12,7 @@ pub mod http;
 pub mod instance;
 pub mod permission;
 pub mod process;
+mod production;
 pub mod truncate;
+
+pub use production::production;

@@ -1,1 +1,17 @@
-//! placeholder
+//! Test support for Strata, used by every crate's tests.
+//!
+//! - [`TestInstance`]: a tmpdir project built from the *production* graph (only the clock and
+//!   the data/config directories replaced), disposed even when the test panics.
+//! - [`model_server`]: a scripted model server speaking the OpenAI and Anthropic streaming
+//!   protocols on 127.0.0.1.
+//! - [`FixtureServer`]: any axum router served on 127.0.0.1.
+//! - [`poll_with_timeout`], [`await_with_timeout`]: bounded waiting, never a bare sleep.
+
+mod http_server;
+mod instance;
+pub mod model_server;
+mod poll;
+
+pub use http_server::FixtureServer;
+pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};
+pub use poll::{await_with_timeout, poll_with_timeout};

@@ -1,6 +1,33 @@
 //! Strata's floor 3: the tool contract, the tower layers around every tool, and the tools.
+//!
+//! - [`contract`]: `Tool`, `ToolCx`, `ToolResult`, `ToolError`, `ToolDef` (erasure + layers).
+//! - [`layers`]: tracing, argument decoding and output truncation, one module each.
+//! - one module per built-in tool, listed once in [`builtin`].
 
 pub mod apply_patch;
 pub mod bash;
+mod common;
+pub mod contract;
 pub mod diff;
-pub mod edit;
+pub mod edit; // LEAD-GATED: tool module waits for replace/diff
+pub mod glob;
+pub mod grep;
+pub mod invalid;
+pub mod layers;
+pub mod read;
+// LEAD-GATED: pub mod write;
+
+pub use contract::{
+    Ask, Attachment, Effects, ErasedTool, Tool, ToolCall, ToolCx, ToolDef, ToolError, ToolResult,
+};
+
+/// Every built-in tool, in registration order (spec §0.7). Adding a tool is one module and
+/// one line here.
+pub fn builtin() -> Vec<ToolDef> {
+    vec![
+        ToolDef::of::<invalid::Invalid>(),
+        ToolDef::of::<read::Read>(),
+        ToolDef::of::<glob::Glob>(),
+        ToolDef::of::<grep::Grep>(),
+    ]
+}

@@ -1,1 +1,87 @@
-//! (being written)
+//! Model providers: one neutral interface over the vendors' streaming chat APIs.
+//!
+//! The loop builds a [`ChatRequest`] (system prompt, conversation, tool specs), calls
+//! [`Provider::stream`] and reads [`StreamEvent`]s: text deltas, tool calls as they start and
+//! grow, a [`StreamEvent::ToolCallReady`] once a call is complete and its arguments are valid
+//! JSON (only then may it run), and a final [`StreamEvent::Finish`]. A stream ends after
+//! `Finish` or after its first error; errors say whether a retry may help
+//! ([`ProviderError::retryable`]) and, when the stream was cut mid-call, which calls never became
+//! ready ([`ProviderError::Interrupted`]) so the loop can mark them failed and retry the step.
+//!
+//! Implementations: [`OpenAiCompatible`] (chat completions) and [`Anthropic`] (Messages), both
+//! over reqwest with a hand-written SSE parser ([`sse`]); [`resolve_provider`] picks one from a
+//! model id, the environment and the config.
+//!
+//! ```ignore
+//! let (provider, model) = resolve_provider("openai/gpt-4.1", |k| std::env::var(k).ok(), &providers)?;
+//! let req = ChatRequest { model, system, messages, tools, max_tokens: None };
+//! let mut events = provider.stream(req, cancel.clone()).await?;
+//! while let Some(event) = events.next().await { match event? { /* … */ } }
+//! ```
+
+mod anthropic;
+pub mod assembler;
+mod error;
+mod http;
+mod openai;
+mod resolve;
+pub mod sse;
+mod types;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use tokio_util::sync::CancellationToken;
+
+pub use anthropic::{ANTHROPIC_VERSION, Anthropic, DEFAULT_MAX_TOKENS};
+pub use assembler::ToolCallAssembler;
+pub use error::{ERROR_BODY_LIMIT, ProviderError};
+pub use http::build_client;
+pub use openai::OpenAiCompatible;
+pub use resolve::{
+    ANTHROPIC_DEFAULT_BASE_URL, KNOWN_PROVIDERS, OPENAI_DEFAULT_BASE_URL, resolve_provider,
+};
+pub use types::{
+    ChatMessage, ChatRequest, Completion, FinishReason, StreamEvent, ToolCall, ToolSpec, Usage,
+};
+
+/// The events of one response; ends after `Finish` or after the first error.
+pub type EventStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;
+
+/// A model endpoint that streams chat responses.
+#[async_trait]
+pub trait Provider: Send + Sync + std::fmt::Debug {
+    /// The provider id used in model ids (`openai`, `anthropic`).
+    fn name(&self) -> &str;
+
+    /// The base URL requests go to (for logs and error messages).
+    fn base_url(&self) -> &str;
+
+    /// Sends `req` and returns its event stream once the response headers arrived. Fails early
+    /// on connection errors and non-success statuses. When `cancel` fires, the pending call (or
+    /// the next poll of the stream) returns [`ProviderError::Cancelled`] and the connection is
+    /// dropped.
+    async fn stream(
+        &self,
+        req: ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<EventStream, ProviderError>;
+}
+
+/// Drains a stream into one [`Completion`] (text joined, ready calls in order). Useful for
+/// titles, summaries and tests; the loop reads events one by one instead.
+pub async fn collect(mut events: EventStream) -> Result<Completion, ProviderError> {
+    let mut done = Completion::default();
+    while let Some(event) = events.next().await {
+        match event? {
+            StreamEvent::TextDelta(text) => done.text.push_str(&text),
+            StreamEvent::ToolCallReady(call) => done.tool_calls.push(call),
+            StreamEvent::Finish { reason, usage } => {
+                done.finish = Some(reason);
+                done.usage = usage;
+            }
+            StreamEvent::ToolCallStarted { .. } | StreamEvent::ToolCallDelta { .. } => {}
+        }
+    }
+    Ok(done)
+}

@@ -1,1 +1,33 @@
-//! (being written)
+//! Permission: may this call go ahead? (spec §0.5)
+//!
+//! Rules `{permission, pattern, action}` are kept in order and the last one that matches wins
+//! (`evaluate`); no match means "ask". The pure parts (wildcards, evaluation, reading the
+//! config map, default rules, hidden tools) are plain functions. The [`Permission`] service
+//! applies them to a call: a configured `deny` fails at once, `allow` passes, and `ask` waits as
+//! a pending [`Request`] until a front-end replies (`once`, `always`, `reject`). Events go out on
+//! the service's own channel ([`Permission::subscribe`]); whoever assembles the instance may
+//! forward them to the Bus.
+
+mod defaults;
+mod error;
+mod events;
+mod rules;
+mod service;
+mod wildcard;
+
+#[cfg(test)]
+mod tests_rules;
+#[cfg(test)]
+mod tests_service;
+
+pub use defaults::{
+    build_agent_rules, default_rules, dir_glob, ensure_truncation_allow, hidden_tools,
+    permission_for_tool,
+};
+pub use error::PermissionError;
+pub use events::{AskRequest, PermissionEvent, Reply, Request, ToolRef};
+pub use rules::{
+    Action, Rule, RuleConfigError, Ruleset, evaluate, expand_home, from_config, merge,
+};
+pub use service::{EVENT_CAPACITY, Permission};
+pub use wildcard::{to_regex, wildcard_match};

@@ -1,4 +1,13 @@
 //! The `bash` tool.
 
 pub mod arity;
+mod capture;
+pub mod output;
+mod render;
 pub mod scan;
+mod shell;
+mod tool;
+mod view;
+
+pub use shell::Shell;
+pub use tool::{Bash, BashParams, DEFAULT_TIMEOUT_MS};

@@ -1,0 +1,242 @@
+//! `Anthropic`: the Messages API (`POST {base}/v1/messages`, streamed), with `x-api-key` and
+//! `anthropic-version` headers, tool calls as `tool_use` blocks and results as `tool_result`
+//! blocks in the following user turn.
+
+mod decode;
+
+use async_trait::async_trait;
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::http::{build_client, post_sse};
+use super::{ChatMessage, ChatRequest, EventStream, Provider, ProviderError};
+
+pub(crate) use decode::AnthropicDecoder;
+
+/// The API version header value this implementation speaks.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// `max_tokens` is required by the Messages API; used when the request does not set it.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+
+/// A provider speaking the Anthropic Messages protocol.
+#[derive(Debug, Clone)]
+pub struct Anthropic {
+    base_url: String,
+    api_key: Option<String>,
+    client: reqwest::Client,
+}
+
+impl Anthropic {
+    /// `base_url` is the host root, e.g. `http://127.0.0.1:8080`; a trailing `/v1` is tolerated.
+    pub fn new(
+        base_url: impl Into<String>,
+        api_key: Option<String>,
+    ) -> Result<Self, ProviderError> {
+        let base_url = base_url.into();
+        let client = build_client(&base_url)?;
+        Ok(Self::with_client(client, base_url, api_key))
+    }
+
+    /// Like [`new`](Self::new) but sharing an existing client.
+    pub fn with_client(
+        client: reqwest::Client,
+        base_url: impl Into<String>,
+        api_key: Option<String>,
+    ) -> Self {
+        let base = base_url.into();
+        let base = base.trim_end_matches('/');
+        let base = base.strip_suffix("/v1").unwrap_or(base).to_string();
+        Self {
+            base_url: base,
+            api_key: api_key.filter(|k| !k.is_empty()),
+            client,
+        }
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            "anthropic-version",
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        if let Some(key) = &self.api_key {
+            let value = HeaderValue::from_str(key).map_err(|_| ProviderError::Config {
+                model: String::new(),
+                detail: "the Anthropic API key contains characters not allowed in an HTTP header; check ANTHROPIC_API_KEY".into(),
+            })?;
+            headers.insert("x-api-key", value);
+        }
+        Ok(headers)
+    }
+}
+
+#[async_trait]
+impl Provider for Anthropic {
+    fn name(&self) -> &str {
+        "anthropic"
+    }
+
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    async fn stream(
+        &self,
+        req: ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<EventStream, ProviderError> {
+        let url = format!("{}/v1/messages", self.base_url);
+        let decoder = AnthropicDecoder::new(url.clone());
+        post_sse(
+            &self.client,
+            url,
+            self.headers()?,
+            request_body(&req),
+            cancel,
+            decoder,
+        )
+        .await
+    }
+}
+
+/// The JSON body of a streamed Messages request. Consecutive entries of the same role are
+/// merged (tool results and the next user text share one user turn), and empty turns dropped,
+/// because the API wants non-empty turns that alternate.
+pub(crate) fn request_body(req: &ChatRequest) -> Value {
+    let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
+    for message in &req.messages {
+        let (role, blocks) = match message {
+            ChatMessage::User { text } => ("user", text_block(text)),
+            ChatMessage::Assistant { text, tool_calls } => {
+                let mut blocks = text_block(text);
+                for call in tool_calls {
+                    // Only parsed calls reach the history; anything else becomes an empty input.
+                    let input = serde_json::from_str::<Value>(&call.arguments)
+                        .ok()
+                        .filter(Value::is_object)
+                        .unwrap_or_else(|| json!({}));
+                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}));
+                }
+                ("assistant", blocks)
+            }
+            ChatMessage::ToolResult {
+                call_id,
+                output,
+                is_error,
+                ..
+            } => (
+                "user",
+                vec![
+                    json!({"type": "tool_result", "tool_use_id": call_id, "content": output, "is_error": is_error}),
+                ],
+            ),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last, existing)) if *last == role => existing.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    let messages: Vec<Value> = turns
+        .into_iter()
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect();
+    let mut body = json!({
+        "model": req.model,
+        "max_tokens": req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        "stream": true,
+        "messages": messages,
+    });
+    if !req.system.is_empty() {
+        body["system"] = json!(req.system);
+    }
+    if !req.tools.is_empty() {
+        body["tools"] = req
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
+            .collect();
+    }
+    body
+}
+
+fn text_block(text: &str) -> Vec<Value> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![json!({"type": "text", "text": text})]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{ToolCall, ToolSpec};
+
+    #[test]
+    fn request_body_merges_tool_results_into_one_user_turn() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "read".into(),
+            arguments: "{\"filePath\":\"a\"}".into(),
+        };
+        let result = |id: &str| ChatMessage::ToolResult {
+            call_id: id.into(),
+            name: "read".into(),
+            output: "text".into(),
+            is_error: id == "t2",
+        };
+        let req = ChatRequest {
+            model: "claude-test".into(),
+            system: "sys".into(),
+            messages: vec![
+                ChatMessage::user("go"),
+                ChatMessage::assistant("reading", vec![call("t1"), call("t2")]),
+                result("t1"),
+                result("t2"),
+                ChatMessage::user("and then?"),
+            ],
+            tools: vec![ToolSpec {
+                name: "read".into(),
+                description: "read a file".into(),
+                parameters: json!({"type": "object"}),
+            }],
+            max_tokens: None,
+        };
+        let body = request_body(&req);
+        assert_eq!(body["max_tokens"], DEFAULT_MAX_TOKENS);
+        assert_eq!(body["system"], "sys");
+        assert_eq!(body["stream"], true);
+        assert_eq!(
+            body["tools"],
+            json!([{"name": "read", "description": "read a file", "input_schema": {"type": "object"}}])
+        );
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 3, "{messages:#?}");
+        assert_eq!(
+            messages[1]["content"][1],
+            json!({"type": "tool_use", "id": "t1", "name": "read", "input": {"filePath": "a"}})
+        );
+        assert_eq!(messages[2]["role"], "user");
+        assert_eq!(
+            messages[2]["content"],
+            json!([
+                {"type": "tool_result", "tool_use_id": "t1", "content": "text", "is_error": false},
+                {"type": "tool_result", "tool_use_id": "t2", "content": "text", "is_error": true},
+                {"type": "text", "text": "and then?"},
+            ])
+        );
+    }
+
+    #[test]
+    fn headers_carry_version_and_key_and_v1_suffix_is_tolerated() {
+        let p = Anthropic::new("http://127.0.0.1:9/v1/", Some("k-1".into())).unwrap();
+        assert_eq!(p.base_url(), "http://127.0.0.1:9");
+        let h = p.headers().unwrap();
+        assert_eq!(h["anthropic-version"], ANTHROPIC_VERSION);
+        assert_eq!(h["x-api-key"], "k-1");
+    }
+}

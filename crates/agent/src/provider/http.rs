@@ -1,0 +1,193 @@
+//! The HTTP half shared by every provider: building the client, POSTing a request, turning a
+//! non-success status into [`ProviderError::Http`], and driving a streamed SSE body through a
+//! provider's [`Decoder`] while honouring the cancellation token.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::header::HeaderMap;
+use tokio_util::sync::CancellationToken;
+
+use super::EventStream;
+use super::error::{ERROR_BODY_LIMIT, ProviderError, clip_body};
+use super::sse::{SseEvent, SseParser};
+use super::types::StreamEvent;
+
+/// How long to wait for a TCP/TLS connection to the model endpoint.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long to wait for the rest of an error body before giving up on it.
+const ERROR_BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Builds the reqwest client providers use (rustls with the ring provider).
+pub fn build_client(url_for_errors: &str) -> Result<reqwest::Client, ProviderError> {
+    // Installing twice is an error we do not care about: some provider is installed either way.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .build()
+        .map_err(|e| ProviderError::Connect {
+            url: url_for_errors.to_string(),
+            detail: format!("could not build the HTTP client: {e}"),
+        })
+}
+
+/// Turns one provider's SSE events into neutral [`StreamEvent`]s.
+pub(crate) trait Decoder: Send + 'static {
+    /// Handles one SSE event, appending what it produced to `out`.
+    fn event(&mut self, ev: SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError>;
+    /// Whether the provider's end-of-response marker was seen (nothing more needs reading).
+    fn done(&self) -> bool;
+    /// The body ended (`broken` is `Some(detail)` when reading it failed): flush what is left,
+    /// ending with `Finish` or an error.
+    fn end(
+        &mut self,
+        broken: Option<String>,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), ProviderError>;
+}
+
+/// POSTs `body` as JSON to `url` and returns the decoded event stream.
+pub(crate) async fn post_sse<D: Decoder>(
+    client: &reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    body: serde_json::Value,
+    cancel: CancellationToken,
+    decoder: D,
+) -> Result<EventStream, ProviderError> {
+    let send = client
+        .post(&url)
+        .headers(headers)
+        .header("accept", "text/event-stream")
+        .json(&body)
+        .send();
+    let response = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+        r = send => r.map_err(|e| ProviderError::Connect { url: url.clone(), detail: error_chain(&e) })?,
+    };
+    let status = response.status();
+    if !status.is_success() {
+        let body = read_error_body(response, &cancel).await?;
+        return Err(ProviderError::Http {
+            url,
+            status: status.as_u16(),
+            body,
+        });
+    }
+    let state = Drive {
+        body: response.bytes_stream().boxed(),
+        parser: SseParser::new(),
+        decoder,
+        pending: VecDeque::new(),
+        finished: false,
+        cancel,
+    };
+    Ok(futures::stream::unfold(state, Drive::next).boxed())
+}
+
+struct Drive<D, S> {
+    body: S,
+    parser: SseParser,
+    decoder: D,
+    pending: VecDeque<Result<StreamEvent, ProviderError>>,
+    finished: bool,
+    cancel: CancellationToken,
+}
+
+impl<D, S, B> Drive<D, S>
+where
+    D: Decoder,
+    S: futures::Stream<Item = Result<B, reqwest::Error>> + Unpin + Send,
+    B: AsRef<[u8]>,
+{
+    async fn next(mut self) -> Option<(Result<StreamEvent, ProviderError>, Self)> {
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                return Some((item, self));
+            }
+            if self.finished {
+                return None;
+            }
+            let chunk = tokio::select! {
+                biased;
+                _ = self.cancel.cancelled() => {
+                    self.finished = true;
+                    return Some((Err(ProviderError::Cancelled), self));
+                }
+                c = self.body.next() => c,
+            };
+            match chunk {
+                Some(Ok(bytes)) => self.feed(bytes.as_ref()),
+                Some(Err(e)) => self.end(Some(error_chain(&e))),
+                None => self.end(None),
+            }
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        for ev in self.parser.push(bytes) {
+            let mut out = Vec::new();
+            let result = self.decoder.event(ev, &mut out);
+            self.pending.extend(out.into_iter().map(Ok));
+            if let Err(e) = result {
+                self.pending.push_back(Err(e));
+                self.finished = true;
+                return;
+            }
+            if self.decoder.done() {
+                self.end(None);
+                return;
+            }
+        }
+    }
+
+    fn end(&mut self, broken: Option<String>) {
+        let mut out = Vec::new();
+        let result = self.decoder.end(broken, &mut out);
+        self.pending.extend(out.into_iter().map(Ok));
+        if let Err(e) = result {
+            self.pending.push_back(Err(e));
+        }
+        self.finished = true;
+    }
+}
+
+/// Reads at most [`ERROR_BODY_LIMIT`] bytes of an error response.
+async fn read_error_body(
+    response: reqwest::Response,
+    cancel: &CancellationToken,
+) -> Result<String, ProviderError> {
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    let read = async {
+        while let Some(Ok(chunk)) = stream.next().await {
+            body.extend_from_slice(chunk.as_ref());
+            if body.len() > ERROR_BODY_LIMIT {
+                break;
+            }
+        }
+    };
+    tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+        _ = tokio::time::timeout(ERROR_BODY_TIMEOUT, read) => {}
+    }
+    Ok(clip_body(String::from_utf8_lossy(&body).trim()))
+}
+
+/// The error with its sources, so "error sending request" also says "connection refused".
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}

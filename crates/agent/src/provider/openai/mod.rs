@@ -1,0 +1,226 @@
+//! `OpenAiCompatible`: the chat-completions API (`POST {base}/chat/completions`, streamed) as
+//! spoken by OpenAI and the many servers that copy it (vLLM, llama.cpp, Ollama, gateways).
+
+mod decode;
+
+use async_trait::async_trait;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::http::{build_client, post_sse};
+use super::{ChatMessage, ChatRequest, EventStream, Provider, ProviderError};
+
+pub(crate) use decode::OpenAiDecoder;
+
+/// A provider speaking the OpenAI chat-completions protocol.
+#[derive(Debug, Clone)]
+pub struct OpenAiCompatible {
+    base_url: String,
+    api_key: Option<String>,
+    client: reqwest::Client,
+}
+
+impl OpenAiCompatible {
+    /// `base_url` ends before `/chat/completions`, e.g. `http://127.0.0.1:8080/v1`. The key,
+    /// when given, is sent as a bearer token.
+    pub fn new(
+        base_url: impl Into<String>,
+        api_key: Option<String>,
+    ) -> Result<Self, ProviderError> {
+        let base_url = base_url.into();
+        let client = build_client(&base_url)?;
+        Ok(Self::with_client(client, base_url, api_key))
+    }
+
+    /// Like [`new`](Self::new) but sharing an existing client.
+    pub fn with_client(
+        client: reqwest::Client,
+        base_url: impl Into<String>,
+        api_key: Option<String>,
+    ) -> Self {
+        let base_url = base_url.into().trim_end_matches('/').to_string();
+        Self {
+            base_url,
+            api_key: api_key.filter(|k| !k.is_empty()),
+            client,
+        }
+    }
+
+    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+        let mut headers = HeaderMap::new();
+        if let Some(key) = &self.api_key {
+            let value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
+                ProviderError::Config {
+                    model: String::new(),
+                    detail: "the OpenAI API key contains characters not allowed in an HTTP header; check OPENAI_API_KEY".into(),
+                }
+            })?;
+            headers.insert(AUTHORIZATION, value);
+        }
+        Ok(headers)
+    }
+}
+
+#[async_trait]
+impl Provider for OpenAiCompatible {
+    fn name(&self) -> &str {
+        "openai"
+    }
+
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    async fn stream(
+        &self,
+        req: ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<EventStream, ProviderError> {
+        let url = format!("{}/chat/completions", self.base_url);
+        let decoder = OpenAiDecoder::new(url.clone());
+        post_sse(
+            &self.client,
+            url,
+            self.headers()?,
+            request_body(&req),
+            cancel,
+            decoder,
+        )
+        .await
+    }
+}
+
+/// The JSON body of a streamed chat-completions request.
+pub(crate) fn request_body(req: &ChatRequest) -> Value {
+    let mut messages = Vec::with_capacity(req.messages.len() + 1);
+    if !req.system.is_empty() {
+        messages.push(json!({"role": "system", "content": req.system}));
+    }
+    for message in &req.messages {
+        messages.push(match message {
+            ChatMessage::User { text } => json!({"role": "user", "content": text}),
+            ChatMessage::Assistant { text, tool_calls } => {
+                let mut m = json!({
+                    "role": "assistant",
+                    "content": if text.is_empty() { Value::Null } else { json!(text) },
+                });
+                if !tool_calls.is_empty() {
+                    m["tool_calls"] = tool_calls
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "id": c.id,
+                                "type": "function",
+                                "function": {"name": c.name, "arguments": c.arguments},
+                            })
+                        })
+                        .collect();
+                }
+                m
+            }
+            // The protocol has no error flag for tool messages; the output says what failed.
+            ChatMessage::ToolResult {
+                call_id, output, ..
+            } => json!({"role": "tool", "tool_call_id": call_id, "content": output}),
+        });
+    }
+    let mut body = json!({
+        "model": req.model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    if !req.tools.is_empty() {
+        body["tools"] = req
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                })
+            })
+            .collect();
+    }
+    if let Some(max) = req.max_tokens {
+        body["max_tokens"] = json!(max);
+    }
+    body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{ToolCall, ToolSpec};
+
+    #[test]
+    fn request_body_has_system_tools_tool_calls_and_results() {
+        let req = ChatRequest {
+            model: "gpt-test".into(),
+            system: "be brief".into(),
+            messages: vec![
+                ChatMessage::user("list files"),
+                ChatMessage::assistant(
+                    "",
+                    vec![ToolCall {
+                        id: "c1".into(),
+                        name: "glob".into(),
+                        arguments: "{\"pattern\":\"*\"}".into(),
+                    }],
+                ),
+                ChatMessage::ToolResult {
+                    call_id: "c1".into(),
+                    name: "glob".into(),
+                    output: "a.txt".into(),
+                    is_error: false,
+                },
+            ],
+            tools: vec![ToolSpec {
+                name: "glob".into(),
+                description: "find files".into(),
+                parameters: json!({"type": "object"}),
+            }],
+            max_tokens: Some(100),
+        };
+        let body = request_body(&req);
+        assert_eq!(
+            body,
+            json!({
+                "model": "gpt-test",
+                "messages": [
+                    {"role": "system", "content": "be brief"},
+                    {"role": "user", "content": "list files"},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "c1", "type": "function", "function": {"name": "glob", "arguments": "{\"pattern\":\"*\"}"}}
+                    ]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+                ],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+                "tools": [{"type": "function", "function": {"name": "glob", "description": "find files", "parameters": {"type": "object"}}}],
+                "max_tokens": 100,
+            })
+        );
+    }
+
+    #[test]
+    fn empty_system_and_tools_are_left_out_and_the_base_url_is_trimmed() {
+        let req = ChatRequest {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![ChatMessage::user("hi")],
+            tools: vec![],
+            max_tokens: None,
+        };
+        let body = request_body(&req);
+        assert_eq!(body["messages"].as_array().map(Vec::len), Some(1));
+        assert!(body.get("tools").is_none() && body.get("max_tokens").is_none());
+        let p = OpenAiCompatible::new("http://127.0.0.1:9/v1/", Some(String::new())).unwrap();
+        assert_eq!(p.base_url(), "http://127.0.0.1:9/v1");
+        assert!(
+            p.headers().unwrap().is_empty(),
+            "an empty key sends no header"
+        );
+    }
+}

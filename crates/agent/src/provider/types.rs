@@ -1,0 +1,147 @@
+//! Provider-neutral request and stream types: what the loop sends to a model and what it gets
+//! back, independent of any vendor's wire format.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One request to a model: the whole conversation so far plus the tools it may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatRequest {
+    /// The API model id (without the `openai/` or `anthropic/` prefix).
+    pub model: String,
+    /// System prompt; omitted from the wire when empty.
+    pub system: String,
+    pub messages: Vec<ChatMessage>,
+    pub tools: Vec<ToolSpec>,
+    /// Upper bound on generated tokens; each provider documents its default.
+    pub max_tokens: Option<u32>,
+}
+
+/// A tool as the model sees it: its id, description and JSON Schema for the arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+/// One entry of the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum ChatMessage {
+    User {
+        text: String,
+    },
+    Assistant {
+        text: String,
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, answered in the turn after the call.
+    ToolResult {
+        call_id: String,
+        name: String,
+        output: String,
+        is_error: bool,
+    },
+}
+
+impl ChatMessage {
+    pub fn user(text: impl Into<String>) -> Self {
+        ChatMessage::User { text: text.into() }
+    }
+
+    pub fn assistant(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        ChatMessage::Assistant {
+            text: text.into(),
+            tool_calls,
+        }
+    }
+}
+
+/// A complete tool call: `arguments` is a JSON text that parsed (`{}` when the model sent none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// One event of a streamed model response, in the order the model produced it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    /// A piece of assistant text.
+    TextDelta(String),
+    /// The model began a tool call; its arguments follow as deltas.
+    ToolCallStarted { id: String, name: String },
+    /// A fragment of a call's JSON arguments (for live display only).
+    ToolCallDelta { id: String, delta: String },
+    /// The call is complete and its arguments are valid JSON: it may be executed.
+    ToolCallReady(ToolCall),
+    /// The response ended normally. Always the last event of a successful stream.
+    Finish {
+        reason: FinishReason,
+        usage: Option<Usage>,
+    },
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// The model finished its answer.
+    Stop,
+    /// The model wants the tool calls it made executed and their results sent back.
+    ToolCalls,
+    /// The output hit the token limit.
+    Length,
+    /// A vendor-specific reason, kept verbatim.
+    Other(String),
+}
+
+/// Token counts reported by the provider for one response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// A whole response gathered from a stream (see [`collect`](super::collect)).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Completion {
+    pub text: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub finish: Option<FinishReason>,
+    pub usage: Option<Usage>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_round_trip_through_json_with_a_role_tag() {
+        let msgs = vec![
+            ChatMessage::user("hi"),
+            ChatMessage::assistant(
+                "",
+                vec![ToolCall {
+                    id: "c1".into(),
+                    name: "read".into(),
+                    arguments: "{}".into(),
+                }],
+            ),
+            ChatMessage::ToolResult {
+                call_id: "c1".into(),
+                name: "read".into(),
+                output: "x".into(),
+                is_error: false,
+            },
+        ];
+        let json = serde_json::to_value(&msgs).unwrap();
+        assert_eq!(json[0]["role"], "user");
+        assert_eq!(json[2]["role"], "tool_result");
+        let back: Vec<ChatMessage> = serde_json::from_value(json).unwrap();
+        assert_eq!(back, msgs);
+    }
+}

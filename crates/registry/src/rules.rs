@@ -1,0 +1,34 @@
+//! The effective permission rules of an agent: built-in defaults, the agent's own, then the
+//! user's config (spec §0.5).
+
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
+use strata_services::permission::{
+    RuleConfigError, Ruleset, build_agent_rules, default_rules, ensure_truncation_allow,
+    from_config,
+};
+
+/// The rules of `agent` (`build` is the default agent; any other name gets the defaults and the
+/// config). A malformed `permission` block in config is an error naming it.
+pub fn agent_ruleset(
+    agent: &str,
+    config: &Config,
+    flags: &RuntimeFlags,
+) -> Result<Ruleset, RuleConfigError> {
+    let truncation_dir = flags.tool_output_dir();
+    let temp = flags.temp_dir.join("strata");
+    let defaults = default_rules(&truncation_dir, &temp, &[]);
+    let home = dirs::home_dir().unwrap_or_default();
+    let user = match &config.data().permission {
+        Some(map) => from_config(map, &home)?,
+        None => Vec::new(),
+    };
+    Ok(match agent {
+        "build" => build_agent_rules(&defaults, &user, &truncation_dir),
+        _ => {
+            let mut rules = defaults;
+            rules.extend(user);
+            ensure_truncation_allow(rules, &truncation_dir)
+        }
+    })
+}

@@ -1,0 +1,77 @@
+//! Starting Strata: the global tier once per process, an instance per project directory.
+//! The CLI and the testkit both go through here, so tests run the production wiring.
+
+use std::path::Path;
+
+use strata_graph::{BuildError, Context, Graph, Missing, Scope, Service, Tier};
+use strata_services::instance::InstanceSeed;
+
+/// The global tier, built once.
+pub struct Runtime {
+    graph: Graph,
+    global: Context,
+    scope: Scope,
+}
+
+impl Runtime {
+    /// Validates the whole graph (both tiers), then builds the global tier.
+    pub async fn start(graph: Graph) -> Result<Runtime, BuildError> {
+        graph
+            .validate(&[strata_graph::Available::of::<InstanceSeed>(Tier::Instance)])
+            .map_err(BuildError::Invalid)?;
+        let scope = Scope::new();
+        let global = graph
+            .tier(Tier::Global)
+            .build(&Context::new(), &scope)
+            .await?;
+        Ok(Runtime {
+            graph,
+            global,
+            scope,
+        })
+    }
+
+    pub fn global(&self) -> &Context {
+        &self.global
+    }
+
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// Builds a fresh instance for `dir` on top of the global context.
+    pub async fn instance(&self, dir: &Path) -> Result<Instance, BuildError> {
+        let scope = Scope::new();
+        let base = self.global.with(InstanceSeed {
+            directory: dir.to_path_buf(),
+        });
+        let cx = self.graph.tier(Tier::Instance).build(&base, &scope).await?;
+        Ok(Instance { cx, scope })
+    }
+
+    /// Closes the global scope (background tasks, then finalizers).
+    pub async fn shutdown(&self) {
+        self.scope.close().await;
+    }
+}
+
+/// One project directory's services.
+pub struct Instance {
+    cx: Context,
+    scope: Scope,
+}
+
+impl Instance {
+    pub fn get<S: Service>(&self) -> Result<S, Missing> {
+        self.cx.get::<S>()
+    }
+
+    pub fn context(&self) -> &Context {
+        &self.cx
+    }
+
+    /// Shuts the instance down: language servers stop, pending permission asks are rejected.
+    pub async fn dispose(&self) {
+        self.scope.close().await;
+    }
+}

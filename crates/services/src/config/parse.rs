@@ -1,0 +1,254 @@
+//! The typed view of a config document, checked field by field so errors name the field.
+
+use serde_json::{Map, Value};
+
+use super::{ConfigData, ConfigError, Experimental, ToolOutput, ToolsConfig};
+
+/// A field of the wrong type; the caller adds the file name.
+#[derive(Debug)]
+pub(super) struct FieldError {
+    field: String,
+    expected: &'static str,
+    found: String,
+}
+
+impl FieldError {
+    pub(super) fn in_file(self, file: &str) -> ConfigError {
+        ConfigError::Field {
+            file: file.to_string(),
+            field: self.field,
+            expected: self.expected,
+            found: self.found,
+        }
+    }
+}
+
+const ACTIONS: &str = "\"allow\", \"ask\" or \"deny\"";
+
+fn wrong(field: &str, expected: &'static str, value: &Value) -> FieldError {
+    FieldError {
+        field: field.to_string(),
+        expected,
+        found: describe(value),
+    }
+}
+
+/// A short description of a JSON value for error messages.
+fn describe(value: &Value) -> String {
+    let kind = match value {
+        Value::Null => return "null".into(),
+        Value::Bool(b) => return format!("the boolean {b}"),
+        Value::Number(n) => return format!("the number {n}"),
+        Value::String(_) => "the string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    let mut text = value.to_string();
+    if text.len() > 60 {
+        let mut cut = 57;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("...");
+    }
+    format!("{kind} {text}")
+}
+
+/// Looks up `key` in `obj`; JSON `null` counts as absent.
+fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    obj.get(key).filter(|v| !v.is_null())
+}
+
+fn string(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<String>, FieldError> {
+    match get(obj, key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(v) => Err(wrong(field, "a string", v)),
+    }
+}
+
+fn boolean(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<bool>, FieldError> {
+    match get(obj, key) {
+        None => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(v) => Err(wrong(field, "true or false", v)),
+    }
+}
+
+fn positive(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<usize>, FieldError> {
+    match get(obj, key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .filter(|n| *n > 0)
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| wrong(field, "a positive integer", v)),
+    }
+}
+
+fn object<'a>(
+    obj: &'a Map<String, Value>,
+    key: &str,
+    field: &str,
+) -> Result<Option<&'a Map<String, Value>>, FieldError> {
+    match get(obj, key) {
+        None => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m)),
+        Some(v) => Err(wrong(field, "an object", v)),
+    }
+}
+
+fn is_action(v: &Value) -> bool {
+    matches!(v.as_str(), Some("allow" | "ask" | "deny"))
+}
+
+/// `permission`: each entry an action, or an object from pattern to action.
+fn permission(obj: &Map<String, Value>) -> Result<Option<Map<String, Value>>, FieldError> {
+    let Some(map) = object(obj, "permission", "permission")? else {
+        return Ok(None);
+    };
+    for (tool, value) in map {
+        match value {
+            v if is_action(v) => {}
+            Value::Object(patterns) => {
+                for (pattern, action) in patterns {
+                    if !is_action(action) {
+                        let field = format!("permission.{tool}.{pattern}");
+                        return Err(wrong(&field, ACTIONS, action));
+                    }
+                }
+            }
+            v => {
+                let field = format!("permission.{tool}");
+                let expected = "\"allow\", \"ask\", \"deny\" or an object of pattern to action";
+                return Err(wrong(&field, expected, v));
+            }
+        }
+    }
+    Ok(Some(map.clone()))
+}
+
+/// Checks and extracts the typed view of one config document.
+pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
+    let Value::Object(root) = value else {
+        return Err(wrong("(top level)", "a JSON object", value));
+    };
+    let empty = Map::new();
+    let tool_output = object(root, "tool_output", "tool_output")?.unwrap_or(&empty);
+    let tools = object(root, "tools", "tools")?.unwrap_or(&empty);
+    let experimental = object(root, "experimental", "experimental")?.unwrap_or(&empty);
+    Ok(ConfigData {
+        model: string(root, "model", "model")?,
+        shell: string(root, "shell", "shell")?,
+        permission: permission(root)?,
+        tool_output: ToolOutput {
+            max_lines: positive(tool_output, "max_lines", "tool_output.max_lines")?,
+            max_bytes: positive(tool_output, "max_bytes", "tool_output.max_bytes")?,
+        },
+        tools: ToolsConfig {
+            read_before_edit: boolean(tools, "read_before_edit", "tools.read_before_edit")?
+                .unwrap_or(true),
+        },
+        provider: object(root, "provider", "provider")?
+            .cloned()
+            .unwrap_or_default(),
+        experimental: Experimental {
+            continue_loop_on_deny: boolean(
+                experimental,
+                "continue_loop_on_deny",
+                "experimental.continue_loop_on_deny",
+            )?
+            .unwrap_or(false),
+        },
+        raw: value.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn field_error(v: Value) -> (String, String) {
+        let e = typed(&v).unwrap_err();
+        (e.field, e.found)
+    }
+
+    #[test]
+    fn defaults_for_an_empty_document() {
+        let d = typed(&json!({})).unwrap();
+        assert_eq!(d.model, None);
+        assert_eq!(d.permission, None);
+        assert_eq!(d.tool_output, ToolOutput::default());
+        assert!(d.tools.read_before_edit);
+        assert!(!d.experimental.continue_loop_on_deny);
+        assert!(d.provider.is_empty());
+        assert_eq!(d, ConfigData::default());
+    }
+
+    #[test]
+    fn reads_every_typed_field_and_ignores_unknown_keys() {
+        let d = typed(&json!({
+            "$schema": "x", "unknown": [1, 2],
+            "model": "m", "shell": "/bin/zsh",
+            "permission": {"bash": {"*": "ask", "git *": "allow"}, "edit": "deny"},
+            "tool_output": {"max_lines": 123, "max_bytes": 456, "other": true},
+            "tools": {"read_before_edit": false},
+            "provider": {"openai": {"base_url": "http://127.0.0.1:1"}},
+            "experimental": {"continue_loop_on_deny": true},
+        }))
+        .unwrap();
+        assert_eq!(d.model.as_deref(), Some("m"));
+        assert_eq!(d.shell.as_deref(), Some("/bin/zsh"));
+        let keys: Vec<_> = d.permission.unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["bash", "edit"]);
+        assert_eq!(d.tool_output.max_lines, Some(123));
+        assert_eq!(d.tool_output.max_bytes, Some(456));
+        assert!(!d.tools.read_before_edit);
+        assert!(d.provider.contains_key("openai"));
+        assert!(d.experimental.continue_loop_on_deny);
+        assert_eq!(d.raw["unknown"], json!([1, 2]));
+    }
+
+    #[test]
+    fn wrong_types_name_the_field() {
+        let (f, found) = field_error(json!({"tool_output": {"max_lines": "ten"}}));
+        assert_eq!(f, "tool_output.max_lines");
+        assert_eq!(found, "the string \"ten\"");
+        assert_eq!(
+            field_error(json!({"tool_output": {"max_bytes": 0}})).0,
+            "tool_output.max_bytes"
+        );
+        assert_eq!(field_error(json!({"model": 3})).0, "model");
+        assert_eq!(
+            field_error(json!({"tools": {"read_before_edit": "no"}})).0,
+            "tools.read_before_edit"
+        );
+        assert_eq!(field_error(json!({"provider": []})).0, "provider");
+        assert_eq!(
+            field_error(json!({"permission": {"bash": "maybe"}})).0,
+            "permission.bash"
+        );
+        assert_eq!(
+            field_error(json!({"permission": {"bash": {"rm *": 1}}})).0,
+            "permission.bash.rm *"
+        );
+        assert_eq!(field_error(json!([1])).0, "(top level)");
+    }
+
+    #[test]
+    fn null_counts_as_absent() {
+        let d = typed(&json!({"model": null, "tools": {"read_before_edit": null}})).unwrap();
+        assert_eq!(d.model, None);
+        assert!(d.tools.read_before_edit);
+    }
+
+    #[test]
+    fn long_values_are_shortened_in_errors() {
+        let long = "x".repeat(200);
+        let (_, found) = field_error(json!({ "model": [long] }));
+        assert!(found.len() < 80 && found.ends_with("..."), "{found}");
+    }
+}

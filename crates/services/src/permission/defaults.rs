@@ -1,0 +1,107 @@
+//! The built-in rules every agent starts from, and which tools a ruleset hides.
+
+use std::path::{Path, PathBuf};
+
+use super::rules::{Action, Rule, Ruleset};
+use super::wildcard::wildcard_match;
+
+/// The permission under which the file-changing tools are checked.
+const EDIT_TOOLS: [&str; 3] = ["edit", "write", "apply_patch"];
+
+/// The `‹dir›/*` glob that covers everything under `dir` (backslashes turned into `/`).
+pub fn dir_glob(dir: &Path) -> String {
+    let dir = dir.to_string_lossy().replace('\\', "/");
+    format!("{}/*", dir.trim_end_matches('/'))
+}
+
+/// The rules every agent starts from (spec §0.5 "Default agent rules" and §0.4): everything
+/// allowed, except a doom loop and paths outside the project (asked, but the truncation dir,
+/// `temp_strata_dir` and each skill dir are allowed), questions and plan switches (denied), and
+/// reading `.env` files (asked, but `*.env.example` allowed).
+pub fn default_rules(
+    truncation_dir: &Path,
+    temp_strata_dir: &Path,
+    skill_dirs: &[PathBuf],
+) -> Ruleset {
+    let mut rules = vec![
+        Rule::new("*", "*", Action::Allow),
+        Rule::new("doom_loop", "*", Action::Ask),
+        Rule::new("external_directory", "*", Action::Ask),
+        Rule::new(
+            "external_directory",
+            dir_glob(truncation_dir),
+            Action::Allow,
+        ),
+        Rule::new(
+            "external_directory",
+            dir_glob(temp_strata_dir),
+            Action::Allow,
+        ),
+    ];
+    rules.extend(
+        skill_dirs
+            .iter()
+            .map(|dir| Rule::new("external_directory", dir_glob(dir), Action::Allow)),
+    );
+    rules.extend([
+        Rule::new("question", "*", Action::Deny),
+        Rule::new("plan_enter", "*", Action::Deny),
+        Rule::new("plan_exit", "*", Action::Deny),
+        Rule::new("read", "*", Action::Allow),
+        Rule::new("read", "*.env", Action::Ask),
+        Rule::new("read", "*.env.*", Action::Ask),
+        Rule::new("read", "*.env.example", Action::Allow),
+    ]);
+    rules
+}
+
+/// The `build` agent's rules: `defaults`, then its own allows for `question` and `plan_enter`,
+/// then `user` (from config), then the truncation-dir allow (see [`ensure_truncation_allow`]).
+pub fn build_agent_rules(defaults: &[Rule], user: &[Rule], truncation_dir: &Path) -> Ruleset {
+    let mut rules: Ruleset = defaults.to_vec();
+    rules.push(Rule::new("question", "*", Action::Allow));
+    rules.push(Rule::new("plan_enter", "*", Action::Allow));
+    rules.extend_from_slice(user);
+    ensure_truncation_allow(rules, truncation_dir)
+}
+
+/// Appends an allow of `‹truncation dir›/*` for `external_directory`, so that saved tool output
+/// can always be read back, unless `rules` deny exactly that glob.
+pub fn ensure_truncation_allow(mut rules: Ruleset, truncation_dir: &Path) -> Ruleset {
+    let glob = dir_glob(truncation_dir);
+    let denied = rules.iter().any(|r| {
+        r.permission == "external_directory" && r.action == Action::Deny && r.pattern == glob
+    });
+    if !denied {
+        rules.push(Rule::new("external_directory", glob, Action::Allow));
+    }
+    rules
+}
+
+/// The permission name a tool is checked under: `edit` for the file-changing tools, else its id.
+pub fn permission_for_tool(tool: &str) -> &str {
+    if EDIT_TOOLS.contains(&tool) {
+        "edit"
+    } else {
+        tool
+    }
+}
+
+/// The tools (from `tools`, in that order) to leave out of the model's list: those whose
+/// permission's last matching rule is a `deny` of pattern `*`. A later allow, a narrower
+/// pattern or an `ask` keeps a tool visible (its calls are then decided one by one).
+pub fn hidden_tools<S: AsRef<str>>(tools: &[S], rules: &[Rule]) -> Vec<String> {
+    tools
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|tool| {
+            let permission = permission_for_tool(tool);
+            rules
+                .iter()
+                .rev()
+                .find(|r| wildcard_match(&r.permission, permission))
+                .is_some_and(|r| r.pattern == "*" && r.action == Action::Deny)
+        })
+        .map(str::to_string)
+        .collect()
+}

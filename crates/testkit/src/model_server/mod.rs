@@ -1,0 +1,344 @@
+//! A scripted model server for tests: real HTTP on 127.0.0.1 speaking both streaming protocols
+//! the providers use — OpenAI chat completions (`POST /v1/chat/completions`) and Anthropic
+//! Messages (`POST /v1/messages`) — and answering each request with the next [`Turn`] of its
+//! script. Every request is recorded so tests can assert what the client sent (tool schemas,
+//! tool results, headers).
+//!
+//! The server runs on its own thread and runtime, so it works from plain `#[test]`s, from
+//! `#[tokio::test]`s and for child processes alike; it stops when dropped.
+//!
+//! ```ignore
+//! let server = ModelServer::start(vec![Turn::tool_call("c1", "read", r#"{"filePath":"a"}"#), Turn::text("done")]);
+//! // point OPENAI_BASE_URL at server.url() or ANTHROPIC_BASE_URL at server.anthropic_url()
+//! assert_eq!(server.requests()[1]["messages"][2]["role"], "tool");
+//! ```
+
+mod script;
+mod wire;
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+pub use script::{ScriptedCall, Turn, call};
+pub use wire::{USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS};
+
+/// The OpenAI-style endpoint path.
+pub const OPENAI_PATH: &str = "/v1/chat/completions";
+/// The Anthropic-style endpoint path.
+pub const ANTHROPIC_PATH: &str = "/v1/messages";
+
+/// How long open connections get to finish after the server is dropped.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+/// One request the server received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRequest {
+    pub path: String,
+    /// Header names in lower case, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// The body as JSON (a JSON string holding the raw text when it was not JSON).
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    /// The first value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct Shared {
+    script: Mutex<VecDeque<Turn>>,
+    scripted: AtomicUsize,
+    log: Mutex<Vec<RecordedRequest>>,
+    hangs_released: AtomicUsize,
+    stop: CancellationToken,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panicking test thread must not hide the recorded requests from the others.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A running scripted model server; stops when dropped.
+pub struct ModelServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl ModelServer {
+    /// Starts a server replaying `script`, one turn per model request, in order.
+    ///
+    /// Panics when no loopback port can be bound: this is a test fixture, and the panic message
+    /// is the test failure. Use [`try_start`](Self::try_start) to handle the error instead.
+    pub fn start(script: Vec<Turn>) -> ModelServer {
+        match Self::try_start(script) {
+            Ok(server) => server,
+            Err(e) => panic!("the scripted model server could not start on 127.0.0.1: {e}"),
+        }
+    }
+
+    /// Like [`start`](Self::start), returning the I/O error instead of panicking.
+    pub fn try_start(script: Vec<Turn>) -> std::io::Result<ModelServer> {
+        let std_listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        std_listener.set_nonblocking(true)?;
+        let addr = std_listener.local_addr()?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let listener = {
+            let _entered = runtime.enter();
+            tokio::net::TcpListener::from_std(std_listener)?
+        };
+        let shared = Arc::new(Shared {
+            scripted: AtomicUsize::new(script.len()),
+            script: Mutex::new(script.into()),
+            log: Mutex::new(Vec::new()),
+            hangs_released: AtomicUsize::new(0),
+            stop: CancellationToken::new(),
+        });
+        let app = Router::new().fallback(handle).with_state(shared.clone());
+        let stop = shared.stop.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("model-server-{}", addr.port()))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let serve = axum::serve(listener, app)
+                        .with_graceful_shutdown(stop.clone().cancelled_owned());
+                    tokio::select! {
+                        _ = serve => {}
+                        _ = async { stop.cancelled().await; tokio::time::sleep(SHUTDOWN_GRACE).await } => {}
+                    }
+                });
+                // Dropping the runtime here ends any connection still open.
+            })?;
+        Ok(ModelServer {
+            addr,
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The OpenAI-style base URL: `http://127.0.0.1:PORT/v1`.
+    pub fn url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// The Anthropic-style base URL: `http://127.0.0.1:PORT`.
+    pub fn anthropic_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Bodies of every request received so far, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        lock(&self.shared.log)
+            .iter()
+            .map(|r| r.body.clone())
+            .collect()
+    }
+
+    /// Every request received so far with its path and headers.
+    pub fn recorded(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.log).clone()
+    }
+
+    /// Turns not yet served.
+    pub fn remaining(&self) -> usize {
+        lock(&self.shared.script).len()
+    }
+
+    /// Appends a turn to the script.
+    pub fn push(&self, turn: Turn) {
+        lock(&self.shared.script).push_back(turn);
+        self.shared.scripted.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// How many [`Turn::Hang`] responses ended because the client went away (or the server
+    /// stopped): lets a test see that a cancelled client really dropped its connection.
+    pub fn hangs_released(&self) -> usize {
+        self.shared.hangs_released.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.shared.stop.cancel();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Protocol {
+    OpenAi,
+    Anthropic,
+}
+
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let path = uri.path().to_string();
+    let body = serde_json::from_slice(&body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
+    let protocol = match path.as_str() {
+        OPENAI_PATH => Some(Protocol::OpenAi),
+        ANTHROPIC_PATH => Some(Protocol::Anthropic),
+        _ => None,
+    };
+    let n = {
+        let mut log = lock(&shared.log);
+        log.push(RecordedRequest {
+            path: path.clone(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_string(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+            body: body.clone(),
+        });
+        log.len()
+    };
+    let Some(protocol) = protocol else {
+        return error(
+            StatusCode::NOT_FOUND,
+            format!(
+                "the scripted model server serves POST {OPENAI_PATH} and POST {ANTHROPIC_PATH}, not {path}"
+            ),
+        );
+    };
+    let Some(turn) = lock(&shared.script).pop_front() else {
+        let total = shared.scripted.load(Ordering::SeqCst);
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!(
+                "scripted model server: the script is exhausted; request #{n} to {path} has no turn (the script had {total}); add a Turn for every model request the test makes"
+            ),
+        );
+    };
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("scripted");
+    match turn {
+        Turn::Status(code, text) => status(code, text),
+        Turn::Hang => sse(Body::from_stream(futures::stream::once(hang(
+            shared.clone(),
+        )))),
+        turn => {
+            let (pieces, cut) = script::pieces(&turn);
+            let frames = match protocol {
+                Protocol::OpenAi => {
+                    let usage = body
+                        .pointer("/stream_options/include_usage")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    wire::openai(&pieces, model, n, usage)
+                }
+                Protocol::Anthropic => wire::anthropic(&pieces, model, n),
+            };
+            sse(frames_body(frames, cut))
+        }
+    }
+}
+
+/// Streams `frames` one by one, yielding between them so each is written before the next (and
+/// before a cut, which aborts the connection with no terminating chunk).
+fn frames_body(frames: Vec<String>, cut: bool) -> Body {
+    let mut items: VecDeque<Result<String, std::io::Error>> = frames.into_iter().map(Ok).collect();
+    if cut {
+        items.push_back(Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionAborted,
+            "scripted cut: the turn ends mid-stream",
+        )));
+    }
+    Body::from_stream(futures::stream::unfold(items, |mut items| async move {
+        tokio::task::yield_now().await;
+        let item = items.pop_front()?;
+        Some((item, items))
+    }))
+}
+
+/// Counts a hanging response as released when its body is dropped.
+struct HangGuard(Arc<Shared>);
+
+impl Drop for HangGuard {
+    fn drop(&mut self) {
+        self.0.hangs_released.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+async fn hang(shared: Arc<Shared>) -> Result<String, std::io::Error> {
+    let stop = shared.stop.clone();
+    let _guard = HangGuard(shared);
+    stop.cancelled().await;
+    Err(std::io::Error::other("the scripted model server stopped"))
+}
+
+fn sse(body: Body) -> Response {
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn status(code: u16, text: String) -> Response {
+    let Ok(code) = StatusCode::from_u16(code) else {
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("scripted status {code} is not a valid HTTP status"),
+        );
+    };
+    let kind = if serde_json::from_str::<Value>(&text).is_ok() {
+        "application/json"
+    } else {
+        "text/plain; charset=utf-8"
+    };
+    (code, [(header::CONTENT_TYPE, kind)], text).into_response()
+}
+
+fn error(code: StatusCode, message: String) -> Response {
+    let body = json!({"error": {"type": "scripted_model_server", "message": message}});
+    (
+        code,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,208 @@
+//! Rendering scripted pieces as the two streaming wire formats: OpenAI chat-completion chunks
+//! (`data: {...}` … `data: [DONE]`) and Anthropic Messages events (`event: …` + `data: {...}`).
+
+use serde_json::{Value, json};
+
+use super::script::Piece;
+
+/// Token counts every scripted response reports.
+pub const USAGE_INPUT_TOKENS: u64 = 21;
+pub const USAGE_OUTPUT_TOKENS: u64 = 7;
+
+fn data(v: &Value) -> String {
+    format!("data: {v}\n\n")
+}
+
+fn event(name: &str, v: &Value) -> String {
+    format!("event: {name}\ndata: {v}\n\n")
+}
+
+/// OpenAI frames for `pieces`. `usage` adds the final usage chunk (`stream_options.include_usage`).
+pub(crate) fn openai(pieces: &[Piece], model: &str, n: usize, usage: bool) -> Vec<String> {
+    let id = format!("chatcmpl-scripted-{n}");
+    let chunk = |delta: Value, finish: Value| {
+        data(&json!({
+            "id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }))
+    };
+    let mut frames = vec![chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+    )];
+    for piece in pieces {
+        frames.push(match piece {
+            Piece::Text(text) => chunk(json!({"content": text}), Value::Null),
+            Piece::CallStart { index, id, name } => chunk(
+                json!({"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}),
+                Value::Null,
+            ),
+            Piece::CallArgs { index, delta } => chunk(
+                json!({"tool_calls": [{"index": index, "function": {"arguments": delta}}]}),
+                Value::Null,
+            ),
+            Piece::Finish { tools } => {
+                let reason = if *tools { "tool_calls" } else { "stop" };
+                let mut end = vec![chunk(json!({}), json!(reason))];
+                if usage {
+                    end.push(data(&json!({
+                        "id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+                        "choices": [],
+                        "usage": {"prompt_tokens": USAGE_INPUT_TOKENS, "completion_tokens": USAGE_OUTPUT_TOKENS,
+                                  "total_tokens": USAGE_INPUT_TOKENS + USAGE_OUTPUT_TOKENS},
+                    })));
+                }
+                end.push("data: [DONE]\n\n".to_string());
+                frames.extend(end);
+                continue;
+            }
+        });
+    }
+    frames
+}
+
+/// Anthropic frames for `pieces`: text and each call become content blocks.
+pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize) -> Vec<String> {
+    let mut frames = vec![
+        event(
+            "message_start",
+            &json!({"type": "message_start", "message": {
+                "id": format!("msg_scripted_{n}"), "type": "message", "role": "assistant", "model": model,
+                "content": [], "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": USAGE_INPUT_TOKENS, "output_tokens": 1},
+            }}),
+        ),
+        event("ping", &json!({"type": "ping"})),
+    ];
+    // Index of the open content block and whether it is text.
+    let mut open: Option<(usize, bool)> = None;
+    let mut next_block = 0;
+    let close = |frames: &mut Vec<String>, open: &mut Option<(usize, bool)>| {
+        if let Some((index, _)) = open.take() {
+            frames.push(event(
+                "content_block_stop",
+                &json!({"type": "content_block_stop", "index": index}),
+            ));
+        }
+    };
+    for piece in pieces {
+        match piece {
+            Piece::Text(text) => {
+                let index = match open {
+                    Some((index, true)) => index,
+                    _ => {
+                        close(&mut frames, &mut open);
+                        let index = next_block;
+                        next_block += 1;
+                        frames.push(event(
+                            "content_block_start",
+                            &json!({
+                                "type": "content_block_start", "index": index,
+                                "content_block": {"type": "text", "text": ""},
+                            }),
+                        ));
+                        open = Some((index, true));
+                        index
+                    }
+                };
+                frames.push(event(
+                    "content_block_delta",
+                    &json!({
+                        "type": "content_block_delta", "index": index,
+                        "delta": {"type": "text_delta", "text": text},
+                    }),
+                ));
+            }
+            Piece::CallStart { id, name, .. } => {
+                close(&mut frames, &mut open);
+                let index = next_block;
+                next_block += 1;
+                frames.push(event(
+                    "content_block_start",
+                    &json!({
+                        "type": "content_block_start", "index": index,
+                        "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}},
+                    }),
+                ));
+                open = Some((index, false));
+            }
+            Piece::CallArgs { delta, .. } => {
+                let index = open.map_or(0, |(i, _)| i);
+                frames.push(event(
+                    "content_block_delta",
+                    &json!({
+                        "type": "content_block_delta", "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": delta},
+                    }),
+                ));
+            }
+            Piece::Finish { tools } => {
+                close(&mut frames, &mut open);
+                let reason = if *tools { "tool_use" } else { "end_turn" };
+                frames.push(event(
+                    "message_delta",
+                    &json!({
+                        "type": "message_delta",
+                        "delta": {"stop_reason": reason, "stop_sequence": null},
+                        "usage": {"output_tokens": USAGE_OUTPUT_TOKENS},
+                    }),
+                ));
+                frames.push(event("message_stop", &json!({"type": "message_stop"})));
+            }
+        }
+    }
+    frames
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model_server::script::{Turn, pieces};
+
+    #[test]
+    fn openai_frames_end_with_finish_usage_and_done() {
+        let (p, _) = pieces(&Turn::text("hello there"));
+        let frames = openai(&p, "m", 1, true);
+        assert!(frames[1].contains("\"content\":\"hell\""), "{frames:?}");
+        let n = frames.len();
+        assert!(frames[n - 3].contains("\"finish_reason\":\"stop\""));
+        assert!(frames[n - 2].contains("\"usage\""));
+        assert_eq!(frames[n - 1], "data: [DONE]\n\n");
+        let without = openai(&p, "m", 1, false);
+        assert_eq!(without.len(), n - 1);
+    }
+
+    #[test]
+    fn anthropic_frames_open_and_close_blocks() {
+        let (p, _) = pieces(&Turn::TextAndToolCalls(
+            "ok".into(),
+            vec![("t1".into(), "read".into(), "{}".into())],
+        ));
+        let frames = anthropic(&p, "m", 1);
+        let names: Vec<&str> = frames
+            .iter()
+            .map(|f| {
+                f.lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches("event: ")
+            })
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                "message_start",
+                "ping",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_stop",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop",
+            ]
+        );
+        assert!(frames[5].contains("\"tool_use\"") && frames[5].contains("\"t1\""));
+    }
+}

@@ -1,0 +1,332 @@
+//! The `bash` tool (spec §7): asks permission for what a command line would touch, runs it in
+//! the user's shell in its own process group, streams its output to front-ends, and returns the
+//! end of the output with a note on how the command ended.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
+use strata_services::fs::{FileKind, FsUtil, to_slash};
+use strata_services::instance::InstanceInfo;
+use strata_services::process::{ChildProcessSpawner, CommandSpec, Outcome, ProcessError};
+use strata_services::truncate::{MAX_BYTES, MAX_LINES, Truncate};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::capture::{Capture, Captured, Saved};
+use super::render::{Ending, model_output};
+use super::scan::external_globs;
+use super::shell::Shell;
+use super::view::scan_resolved;
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+
+/// Time limit when neither the call nor the runtime flag sets one (2 minutes).
+pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+/// Added to the time limit before the timer fires, so a command that finishes right at its
+/// limit is not reported as stopped.
+const TIMER_SLACK: Duration = Duration::from_millis(100);
+/// After the shell exits, how long to keep reading output still held open by a background
+/// process before giving up on it.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BashParams {
+    /// The command line to run.
+    pub command: String,
+    /// Time limit in milliseconds; the command and everything it started are stopped when it
+    /// runs longer.
+    #[schemars(extend("exclusiveMinimum" = 0))]
+    pub timeout: Option<i64>,
+    /// Directory to run the command in, instead of `cd <dir> &&`. A relative path is taken
+    /// from the project directory. Defaults to the project directory.
+    pub workdir: Option<String>,
+    /// A short label for the command, shown as the call's title. Not advertised (spec §18 f);
+    /// accepted because some models still send it.
+    #[schemars(skip)]
+    pub description: Option<String>,
+}
+
+/// The `bash` tool, bound to one instance's shell and services.
+pub struct Bash {
+    info: InstanceInfo,
+    fs: FsUtil,
+    spawner: ChildProcessSpawner,
+    truncate: Truncate,
+    shell: Shell,
+    default_timeout_ms: u64,
+    scratch_dir: PathBuf,
+}
+
+impl Bash {
+    /// The shell this tool runs commands in.
+    pub fn shell(&self) -> &Shell {
+        &self.shell
+    }
+}
+
+impl Tool for Bash {
+    const ID: &'static str = "bash";
+    const EFFECTS: Effects = Effects {
+        read_only: false,
+        destructive: true,
+        concurrency_safe: false,
+        open_world: true,
+    };
+    type Params = BashParams;
+    type Deps = (
+        InstanceInfo,
+        FsUtil,
+        ChildProcessSpawner,
+        Truncate,
+        Config,
+        RuntimeFlags,
+    );
+
+    fn init((info, fs, spawner, truncate, config, flags): Self::Deps) -> Self {
+        Bash {
+            shell: Shell::detect(config.shell.as_deref()),
+            default_timeout_ms: flags.bash_default_timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+            scratch_dir: flags.temp_dir.join("strata"),
+            info,
+            fs,
+            spawner,
+            truncate,
+        }
+    }
+
+    fn description(&self) -> String {
+        include_str!("description.md")
+            .replace("{shell}", &self.shell.name)
+            .replace("{shell_path}", &self.shell.path.display().to_string())
+            .replace("{os}", std::env::consts::OS)
+            .replace("{directory}", &self.info.directory.display().to_string())
+            .replace("{scratch}", &self.scratch_dir.display().to_string())
+            .replace("{timeout_ms}", &self.default_timeout_ms.to_string())
+            .replace("{max_lines}", &MAX_LINES.to_string())
+            .replace("{max_bytes}", &MAX_BYTES.to_string())
+    }
+
+    async fn execute(&self, p: BashParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
+        let timeout_ms = match p.timeout {
+            None => self.default_timeout_ms,
+            Some(ms) if ms > 0 => ms.unsigned_abs(),
+            Some(ms) => {
+                return Err(ToolError::model(format!(
+                    "`timeout` must be a positive number of milliseconds, but it was {ms}. Leave \
+                     it out for the default of {} ms, or pass a larger value.",
+                    self.default_timeout_ms
+                )));
+            }
+        };
+        let cwd = match &p.workdir {
+            Some(dir) => self.info.resolve(dir),
+            None => self.info.directory.clone(),
+        };
+        self.check_workdir(&cwd).await?;
+        self.ask(&p.command, &cwd, &cx).await?;
+        // The description promises this scratch directory; failing to make it is not fatal.
+        if let Err(e) = self.fs.create_dir_all(&self.scratch_dir).await {
+            tracing::debug!(error = %e, "could not create the bash scratch directory");
+        }
+
+        let description = p.description.filter(|d| !d.trim().is_empty());
+        let running = |output: String| {
+            let mut m = Map::new();
+            m.insert("output".into(), Value::String(output));
+            if let Some(d) = &description {
+                m.insert("description".into(), Value::String(d.clone()));
+            }
+            m
+        };
+        cx.metadata(None, running(String::new()));
+
+        let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&cwd);
+        let mut capture = Capture::new(self.truncate.clone(), MAX_LINES, MAX_BYTES);
+        let outcome = run(
+            &self.spawner,
+            spec,
+            timer_for(timeout_ms),
+            cx.abort.clone(),
+            &mut capture,
+            |c| cx.metadata(None, running(c.preview())),
+        )
+        .await
+        .map_err(|e| match e {
+            ProcessError::CwdMissing { cwd, .. } => missing_workdir(&cwd),
+            other => ToolError::model(other.to_string()),
+        })?;
+        let ending = match outcome {
+            Outcome::Exited { code } => Ending::Exited(code),
+            Outcome::TimedOut => Ending::TimedOut(timeout_ms),
+            Outcome::Cancelled => Ending::Aborted,
+        };
+        let captured = capture.finish();
+        let output = model_output(&captured, ending);
+        let Captured {
+            cut,
+            saved,
+            preview,
+            ..
+        } = captured;
+        let title = description.clone().unwrap_or_else(|| p.command.clone());
+        let mut result = ToolResult::new(title, output)
+            .meta("output", preview)
+            .meta("exit", ending.exit_code())
+            .meta("truncated", cut);
+        if let Saved::File(path) = saved {
+            result = result.meta("outputPath", to_slash(&path));
+        }
+        if let Some(d) = description {
+            result = result.meta("description", d);
+        }
+        Ok(result)
+    }
+}
+
+impl Bash {
+    async fn check_workdir(&self, cwd: &Path) -> Result<(), ToolError> {
+        match self.fs.stat(cwd).await {
+            Ok(Some(m)) if m.kind == FileKind::Dir => Ok(()),
+            Ok(Some(_)) => Err(ToolError::model(format!(
+                "The working directory {} is a file, not a directory. Set `workdir` to an \
+                 existing directory, or leave it out to run in the project directory.",
+                cwd.display()
+            ))),
+            Ok(None) => Err(missing_workdir(cwd)),
+            Err(e) => Err(ToolError::model(e.to_string())),
+        }
+    }
+
+    /// Spec §7.4 step 7: outside directories first, then the commands, before anything runs.
+    async fn ask(&self, command: &str, cwd: &Path, cx: &ToolCx) -> Result<(), ToolError> {
+        let scan = scan_resolved(command, cwd, &self.info, &self.fs).await;
+        if !scan.external_dirs.is_empty() {
+            let globs = external_globs(&scan.external_dirs);
+            let directories: Vec<String> = scan.external_dirs.iter().map(|d| to_slash(d)).collect();
+            cx.ask(
+                Ask::new("external_directory", globs.clone(), globs.clone()).metadata(json!({
+                    "command": command,
+                    "directories": directories,
+                    "patterns": globs,
+                })),
+            )
+            .await?;
+        }
+        if !scan.patterns.is_empty() {
+            cx.ask(
+                Ask::new("bash", scan.patterns, scan.always)
+                    .metadata(json!({ "command": command })),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+fn missing_workdir(cwd: &Path) -> ToolError {
+    ToolError::model(format!(
+        "The working directory {} does not exist. Set `workdir` to an existing directory, or \
+         leave it out to run in the project directory.",
+        cwd.display()
+    ))
+}
+
+/// The timer for a limit of `ms`: slightly longer than the limit, saturating for huge values
+/// (tokio caps deadlines far in the future on its own).
+fn timer_for(ms: u64) -> Duration {
+    Duration::from_millis(ms).saturating_add(TIMER_SLACK)
+}
+
+/// Spawns the command and feeds its output to `capture` until it ends and its pipes close
+/// (or [`DRAIN_GRACE`] after it ended). `on_chunk` runs after every chunk.
+async fn run(
+    spawner: &ChildProcessSpawner,
+    spec: CommandSpec,
+    timer: Duration,
+    abort: CancellationToken,
+    capture: &mut Capture,
+    mut on_chunk: impl FnMut(&Capture),
+) -> Result<Outcome, ProcessError> {
+    let mut child = spawner.spawn(spec).await?;
+    let mut output = child.output();
+    let mut open = true;
+    let outcome = {
+        let wait = child.wait(Some(timer), abort);
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                chunk = output.recv(), if open => match chunk {
+                    Some(chunk) => {
+                        capture.push(&chunk.data);
+                        on_chunk(capture);
+                    }
+                    None => open = false,
+                },
+                outcome = &mut wait => break outcome?,
+            }
+        }
+    };
+    let deadline = Instant::now() + DRAIN_GRACE;
+    while open {
+        tokio::select! {
+            chunk = output.recv() => match chunk {
+                Some(chunk) => {
+                    capture.push(&chunk.data);
+                    on_chunk(capture);
+                }
+                None => open = false,
+            },
+            () = tokio::time::sleep_until(deadline) => break,
+        }
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::contract::schema::{MAX_SAFE_INTEGER, wire_schema};
+
+    #[test]
+    fn schema_matches_the_reference_shape() {
+        let s = wire_schema::<BashParams>();
+        let keys: Vec<_> = s["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(
+            keys,
+            ["command", "timeout", "workdir"],
+            "description is not advertised"
+        );
+        assert_eq!(s["required"], json!(["command"]));
+        let t = &s["properties"]["timeout"];
+        assert_eq!(t["type"], "integer");
+        assert_eq!(t["exclusiveMinimum"], 0);
+        assert_eq!(t["minimum"], -MAX_SAFE_INTEGER);
+        assert_eq!(t["maximum"], MAX_SAFE_INTEGER);
+    }
+
+    #[test]
+    fn description_is_decoded_though_not_advertised() {
+        let p: BashParams = serde_json::from_value(
+            json!({"command": "ls", "description": "List", "timeout": null}),
+        )
+        .unwrap();
+        assert_eq!(p.description.as_deref(), Some("List"));
+        assert_eq!(p.timeout, None);
+    }
+
+    #[test]
+    fn timer_saturates() {
+        assert_eq!(timer_for(500), Duration::from_millis(600));
+        assert!(timer_for(u64::MAX) >= Duration::from_millis(u64::MAX));
+    }
+}

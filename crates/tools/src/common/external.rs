@@ -1,0 +1,82 @@
+//! The external-directory permission (spec §0.4): any path outside the project needs
+//! `external_directory` before a tool touches it. Symlinks are resolved first (§18 g).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use strata_services::fs::{FsUtil, to_slash};
+use strata_services::instance::InstanceInfo;
+
+use crate::contract::{Ask, ToolCx, ToolError};
+
+/// Whether the target is a directory itself or a file inside its parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Directory,
+}
+
+/// The directory an ask is about, or `None` when the path is inside the project.
+pub async fn outside_dir(
+    info: &InstanceInfo,
+    fs: &FsUtil,
+    target: &Path,
+    kind: Kind,
+) -> Option<PathBuf> {
+    let dir_of = |p: &Path| match kind {
+        Kind::Directory => p.to_path_buf(),
+        Kind::File => p
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| p.to_path_buf()),
+    };
+    if !info.contains(target) {
+        // A rule written for the path as given (an alias) must match.
+        return Some(dir_of(target));
+    }
+    let real = fs.resolve_real(target).await;
+    if is_inside_real(info, fs, &real).await {
+        None
+    } else {
+        Some(dir_of(&real))
+    }
+}
+
+/// Whether a resolved real path is in the project (the project's own paths resolved too).
+pub async fn is_inside_real(info: &InstanceInfo, fs: &FsUtil, real: &Path) -> bool {
+    let dir = fs.resolve_real(&info.directory).await;
+    let tree = fs.resolve_real(&info.worktree).await;
+    strata_services::fs::contains(&dir, real)
+        || (tree != Path::new("/") && strata_services::fs::contains(&tree, real))
+}
+
+/// `<dir>/*` with forward slashes.
+pub fn glob_for(dir: &Path) -> String {
+    let s = to_slash(dir);
+    if s.ends_with('/') {
+        format!("{s}*")
+    } else {
+        format!("{s}/*")
+    }
+}
+
+/// Asks `external_directory` when `target` is outside the project; does nothing inside.
+pub async fn check(
+    cx: &ToolCx,
+    info: &InstanceInfo,
+    fs: &FsUtil,
+    target: &Path,
+    kind: Kind,
+) -> Result<(), ToolError> {
+    let Some(dir) = outside_dir(info, fs, target, kind).await else {
+        return Ok(());
+    };
+    let glob = glob_for(&dir);
+    cx.ask(
+        Ask::new("external_directory", vec![glob.clone()], vec![glob]).metadata(json!({
+            "filepath": to_slash(target),
+            "parentDir": to_slash(&dir),
+        })),
+    )
+    .await
+}

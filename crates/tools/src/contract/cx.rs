@@ -1,0 +1,198 @@
+//! `ToolCx`: what one call knows about where it runs, and the two things it may do beyond its
+//! own services: stream running metadata, and ask permission.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use strata_services::permission::{AskRequest, Permission, Ruleset, ToolRef};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use super::error::ToolError;
+
+/// A running-state update of one call, for front-ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetadataUpdate {
+    pub call_id: String,
+    pub title: Option<String>,
+    pub metadata: Map<String, Value>,
+}
+
+/// One permission question a tool asks (spec §0.5).
+#[derive(Debug, Clone, Default)]
+pub struct Ask {
+    pub permission: String,
+    pub patterns: Vec<String>,
+    pub always: Vec<String>,
+    pub metadata: Value,
+}
+
+impl Ask {
+    pub fn new(permission: &str, patterns: Vec<String>, always: Vec<String>) -> Self {
+        Self {
+            permission: permission.to_string(),
+            patterns,
+            always,
+            metadata: Value::Object(Map::new()),
+        }
+    }
+
+    pub fn metadata(mut self, metadata: Value) -> Self {
+        self.metadata = metadata;
+        self
+    }
+}
+
+#[derive(Clone)]
+struct PermissionBinding {
+    service: Permission,
+    ruleset: Arc<Ruleset>,
+}
+
+/// The context of one tool call. Cheap to clone.
+#[derive(Clone)]
+pub struct ToolCx {
+    pub session_id: String,
+    pub message_id: String,
+    /// May be empty (a call made outside the loop).
+    pub call_id: String,
+    pub agent: String,
+    /// Fires when the user cancels the call or the turn.
+    pub abort: CancellationToken,
+    /// The current model's API id, when a model is driving.
+    pub model: Option<String>,
+    /// Whether this agent may delegate to `task` (shapes the truncation hint).
+    pub agent_may_task: bool,
+    /// Skip the external-directory check of `read` (spec §0.4).
+    pub bypass_cwd_check: bool,
+    /// Enforce read-before-edit (spec §18 a); the one-shot CLI turns it off.
+    pub read_before_edit: bool,
+    metadata_sink: Option<UnboundedSender<MetadataUpdate>>,
+    permission: Option<PermissionBinding>,
+}
+
+impl std::fmt::Debug for ToolCx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCx")
+            .field("session_id", &self.session_id)
+            .field("message_id", &self.message_id)
+            .field("call_id", &self.call_id)
+            .field("agent", &self.agent)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolCx {
+    pub fn builder(session_id: impl Into<String>) -> ToolCxBuilder {
+        ToolCxBuilder {
+            cx: ToolCx {
+                session_id: session_id.into(),
+                message_id: String::new(),
+                call_id: String::new(),
+                agent: "build".into(),
+                abort: CancellationToken::new(),
+                model: None,
+                agent_may_task: false,
+                bypass_cwd_check: false,
+                read_before_edit: true,
+                metadata_sink: None,
+                permission: None,
+            },
+        }
+    }
+
+    /// Streams a running-state update of this call to whoever listens.
+    pub fn metadata(&self, title: Option<String>, metadata: Map<String, Value>) {
+        if let Some(sink) = &self.metadata_sink {
+            // A closed sink only means nobody watches any more.
+            let _ = sink.send(MetadataUpdate {
+                call_id: self.call_id.clone(),
+                title,
+                metadata,
+            });
+        }
+    }
+
+    /// Asks the Permission service, bound to this session and agent's rules. Without a binding
+    /// (a context built for a test of pure logic) every ask is refused, so nothing runs unasked.
+    pub async fn ask(&self, ask: Ask) -> Result<(), ToolError> {
+        let Some(binding) = &self.permission else {
+            return Err(ToolError::fatal(format!(
+                "`{}` permission was needed, but this call has no Permission service bound. \
+                 Build the ToolCx with `.permission(service, ruleset)`.",
+                ask.permission
+            )));
+        };
+        let request = AskRequest {
+            session_id: self.session_id.clone(),
+            permission: ask.permission,
+            patterns: ask.patterns,
+            always: ask.always,
+            metadata: ask.metadata,
+            tool: Some(ToolRef {
+                message_id: self.message_id.clone(),
+                call_id: self.call_id.clone(),
+            }),
+            ruleset: (*binding.ruleset).clone(),
+        };
+        binding
+            .service
+            .ask(request, self.abort.clone())
+            .await
+            .map_err(ToolError::from)
+    }
+}
+
+/// Builds a [`ToolCx`].
+pub struct ToolCxBuilder {
+    cx: ToolCx,
+}
+
+impl ToolCxBuilder {
+    pub fn message(mut self, id: impl Into<String>) -> Self {
+        self.cx.message_id = id.into();
+        self
+    }
+    pub fn call(mut self, id: impl Into<String>) -> Self {
+        self.cx.call_id = id.into();
+        self
+    }
+    pub fn agent(mut self, name: impl Into<String>) -> Self {
+        self.cx.agent = name.into();
+        self
+    }
+    pub fn abort(mut self, token: CancellationToken) -> Self {
+        self.cx.abort = token;
+        self
+    }
+    pub fn model(mut self, model: impl Into<String>) -> Self {
+        self.cx.model = Some(model.into());
+        self
+    }
+    pub fn agent_may_task(mut self, yes: bool) -> Self {
+        self.cx.agent_may_task = yes;
+        self
+    }
+    pub fn bypass_cwd_check(mut self, yes: bool) -> Self {
+        self.cx.bypass_cwd_check = yes;
+        self
+    }
+    pub fn read_before_edit(mut self, yes: bool) -> Self {
+        self.cx.read_before_edit = yes;
+        self
+    }
+    pub fn metadata_sink(mut self, sink: UnboundedSender<MetadataUpdate>) -> Self {
+        self.cx.metadata_sink = Some(sink);
+        self
+    }
+    pub fn permission(mut self, service: Permission, ruleset: Ruleset) -> Self {
+        self.cx.permission = Some(PermissionBinding {
+            service,
+            ruleset: Arc::new(ruleset),
+        });
+        self
+    }
+    pub fn build(self) -> ToolCx {
+        self.cx
+    }
+}

@@ -1,0 +1,137 @@
+//! `ToolDef`: a tool erased into one `tower::Service<ToolCall>` with the standard layers.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use strata_graph::{Context, Deps, Missing, Requirement};
+use strata_services::config::Config;
+use strata_services::truncate::Truncate;
+use tower::ServiceBuilder;
+use tower::ServiceExt;
+use tower::util::BoxCloneSyncService;
+
+use super::cx::ToolCx;
+use super::effects::Effects;
+use super::error::ToolError;
+use super::result::ToolResult;
+use super::schema::wire_schema;
+use super::tool::{Tool, ToolService};
+use crate::layers::decode::DecodeLayer;
+use crate::layers::trace::TraceLayer;
+use crate::layers::truncate::TruncateLayer;
+
+/// One call as it enters the wrapper: raw JSON arguments and the call context.
+pub struct ToolCall {
+    pub input: String,
+    pub cx: ToolCx,
+}
+
+/// A tool known by type but not yet initialised: what the registry lists.
+#[derive(Clone, Copy)]
+pub struct ToolDef {
+    pub id: &'static str,
+    pub effects: Effects,
+    requires: fn() -> Vec<Requirement>,
+    schema: fn() -> Value,
+    init: fn(&Context) -> Result<ErasedTool, Missing>,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("id", &self.id).finish()
+    }
+}
+
+/// The services the wrapper itself needs around every tool.
+type LayerDeps = (Truncate, Config);
+
+impl ToolDef {
+    pub fn of<T: Tool>() -> Self {
+        ToolDef {
+            id: T::ID,
+            effects: T::EFFECTS,
+            requires: || {
+                let mut r = T::Deps::requires();
+                for l in LayerDeps::requires() {
+                    if !r.contains(&l) {
+                        r.push(l);
+                    }
+                }
+                r
+            },
+            schema: wire_schema::<T::Params>,
+            init: init_erased::<T>,
+        }
+    }
+
+    /// Every service this tool and its wrapper need: checked against the graph before use.
+    pub fn requires(&self) -> Vec<Requirement> {
+        (self.requires)()
+    }
+
+    pub fn schema(&self) -> Value {
+        (self.schema)()
+    }
+
+    /// Resolves the tool's services from `cx` and wraps it in the standard layers.
+    pub fn init(&self, cx: &Context) -> Result<ErasedTool, Missing> {
+        (self.init)(cx)
+    }
+}
+
+fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
+    let deps = T::Deps::resolve(cx).map_err(|m| m.for_consumer(T::ID))?;
+    let (truncate, config) = LayerDeps::resolve(cx).map_err(|m| m.for_consumer(T::ID))?;
+    let tool = Arc::new(T::init(deps));
+    let description = tool.description();
+    let limits = config.data().tool_output.clone();
+    let service = ServiceBuilder::new()
+        .layer(TraceLayer::new(T::ID))
+        .layer(DecodeLayer::<T::Params>::new(T::ID))
+        .layer(TruncateLayer::new(
+            truncate,
+            limits.max_lines,
+            limits.max_bytes,
+        ))
+        .service(ToolService::new(tool));
+    Ok(ErasedTool {
+        id: T::ID,
+        description,
+        schema: Arc::new(wire_schema::<T::Params>()),
+        effects: T::EFFECTS,
+        service: BoxCloneSyncService::new(service),
+    })
+}
+
+/// An initialised tool behind the full wrapper.
+#[derive(Clone)]
+pub struct ErasedTool {
+    pub id: &'static str,
+    pub description: String,
+    pub schema: Arc<Value>,
+    pub effects: Effects,
+    service: BoxCloneSyncService<ToolCall, ToolResult, ToolError>,
+}
+
+impl std::fmt::Debug for ErasedTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ErasedTool").field("id", &self.id).finish()
+    }
+}
+
+impl ErasedTool {
+    /// Runs one call through tracing, decoding, the tool and truncation.
+    pub async fn call(
+        &self,
+        input: impl Into<String>,
+        cx: ToolCx,
+    ) -> Result<ToolResult, ToolError> {
+        self.service
+            .clone()
+            .oneshot(ToolCall {
+                input: input.into(),
+                cx,
+            })
+            .await
+    }
+}

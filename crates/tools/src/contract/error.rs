@@ -1,0 +1,44 @@
+//! `ToolError`: model-facing errors (the model can act on them) versus fatal ones.
+
+use strata_services::permission::PermissionError;
+
+/// How a call failed. The message of every variant is what the model sees.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// Bad input, missing file, no match: the model can fix its call.
+    #[error("{0}")]
+    Model(String),
+    /// The arguments did not decode into the tool's parameters.
+    #[error(
+        "The `{tool}` tool received arguments it cannot use: {detail}. Send the call again with \
+         arguments that fit the tool's schema."
+    )]
+    InvalidArguments { tool: String, detail: String },
+    /// A rule denied the call or the user rejected it; the loop stops after this step.
+    #[error("{0}")]
+    Permission(#[from] PermissionError),
+    /// The turn cannot go on (a service broke underneath the tool).
+    #[error("{0}")]
+    Fatal(String),
+    /// The call's cancellation token fired.
+    #[error("The call was cancelled before it finished.")]
+    Cancelled,
+}
+
+impl ToolError {
+    pub fn model(msg: impl Into<String>) -> Self {
+        ToolError::Model(msg.into())
+    }
+
+    pub fn fatal(msg: impl Into<String>) -> Self {
+        ToolError::Fatal(msg.into())
+    }
+
+    /// Whether the loop should stop after the current step.
+    pub fn stops_turn(&self) -> bool {
+        matches!(
+            self,
+            ToolError::Permission(_) | ToolError::Fatal(_) | ToolError::Cancelled
+        )
+    }
+}

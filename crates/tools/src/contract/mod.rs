@@ -1,0 +1,16 @@
+//! The tool contract: what a tool is, what it gets, what it returns, how it fails.
+
+mod cx;
+mod def;
+mod effects;
+mod error;
+mod result;
+pub mod schema;
+mod tool;
+
+pub use cx::{Ask, MetadataUpdate, ToolCx, ToolCxBuilder};
+pub use def::{ErasedTool, ToolCall, ToolDef};
+pub use effects::Effects;
+pub use error::ToolError;
+pub use result::{Attachment, ToolResult};
+pub use tool::{Decoded, Tool, ToolService};

@@ -1,0 +1,90 @@
+use std::marker::PhantomData;
+use std::task::{Context, Poll};
+
+use futures::future::{BoxFuture, FutureExt};
+use serde::de::DeserializeOwned;
+use tower_service::Service;
+
+use crate::contract::{Decoded, ToolCall, ToolError};
+
+/// See [`DecodeLayer`](super::DecodeLayer).
+pub struct Decode<S, P> {
+    inner: S,
+    tool: &'static str,
+    _params: PhantomData<fn() -> P>,
+}
+
+impl<S: Clone, P> Clone for Decode<S, P> {
+    fn clone(&self) -> Self {
+        Self::new(self.inner.clone(), self.tool)
+    }
+}
+
+impl<S, P> Decode<S, P> {
+    pub fn new(inner: S, tool: &'static str) -> Self {
+        Self {
+            inner,
+            tool,
+            _params: PhantomData,
+        }
+    }
+}
+
+/// Decodes `input` (JSON text) into `P`: unknown keys ignored, `null` on an optional field is
+/// absent, types strict. The error names the field by its path.
+pub fn decode_args<P: DeserializeOwned>(tool: &str, input: &str) -> Result<P, ToolError> {
+    let text = if input.trim().is_empty() { "{}" } else { input };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let invalid = |detail: String| ToolError::InvalidArguments {
+        tool: tool.to_string(),
+        detail,
+    };
+    let value: P = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            invalid(format!("the arguments are not valid JSON ({inner})"))
+        } else if path == "." {
+            invalid(strip_position(&inner.to_string()))
+        } else {
+            invalid(format!(
+                "field `{path}`: {}",
+                strip_position(&inner.to_string())
+            ))
+        }
+    })?;
+    de.end()
+        .map_err(|e| invalid(format!("unexpected text after the JSON arguments ({e})")))?;
+    Ok(value)
+}
+
+/// serde_json appends " at line L column C", which means nothing to a model.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+impl<S, P> Service<ToolCall> for Decode<S, P>
+where
+    S: Service<Decoded<P>, Error = ToolError>,
+    S::Future: Send + 'static,
+    S::Response: Send + 'static,
+    P: DeserializeOwned,
+{
+    type Response = S::Response;
+    type Error = ToolError;
+    type Future = BoxFuture<'static, Result<S::Response, ToolError>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: ToolCall) -> Self::Future {
+        match decode_args::<P>(self.tool, &req.input) {
+            Ok(params) => self.inner.call(Decoded { params, cx: req.cx }).boxed(),
+            Err(e) => futures::future::ready(Err(e)).boxed(),
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! The `write` tool: create a file or replace its whole content (spec §2).
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use strata_services::bus::{Bus, WatchKind};
+use strata_services::file_time::FileTime;
+use strata_services::fs::{FileKind, FsUtil};
+use strata_services::instance::InstanceInfo;
+
+use crate::common::external::{self, Kind};
+use crate::common::filewrite::{after_write, check_fresh, read_text};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::diff::unified_diff;
+
+const BOM: char = '\u{FEFF}';
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteParams {
+    /// The complete new content of the file.
+    pub content: String,
+    /// Path of the file to create or replace. Prefer an absolute path; a relative one is taken
+    /// from the project directory.
+    pub file_path: String,
+}
+
+pub struct Write {
+    info: InstanceInfo,
+    fs: FsUtil,
+    file_time: FileTime,
+    bus: Bus,
+}
+
+impl Tool for Write {
+    const ID: &'static str = "write";
+    const EFFECTS: Effects = Effects::WRITES;
+    type Params = WriteParams;
+    type Deps = (InstanceInfo, FsUtil, FileTime, Bus);
+
+    fn init((info, fs, file_time, bus): Self::Deps) -> Self {
+        Write {
+            info,
+            fs,
+            file_time,
+            bus,
+        }
+    }
+
+    fn description(&self) -> String {
+        include_str!("write.md").to_string()
+    }
+
+    async fn execute(&self, p: WriteParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
+        if p.file_path.is_empty() {
+            return Err(ToolError::model(
+                "`filePath` is missing or empty. Give the path of the file to write.",
+            ));
+        }
+        let path = self.info.resolve(&p.file_path);
+        let title = self.info.relative(&path);
+        external::check(&cx, &self.info, &self.fs, &path, Kind::File).await?;
+        let real = self.fs.resolve_real(&path).await;
+        let _lock = self.file_time.lock(&real).await;
+        let stat = self
+            .fs
+            .stat(&path)
+            .await
+            .map_err(|e| ToolError::model(e.to_string()))?;
+        let exists = stat.is_some();
+        if stat.as_ref().is_some_and(|m| m.kind == FileKind::Dir) {
+            return Err(ToolError::model(format!(
+                "{} is a directory; `write` needs a file path.",
+                path.display()
+            )));
+        }
+        let old = if exists {
+            check_fresh(&cx, &self.file_time, &self.fs, &path).await?;
+            read_text(&self.fs, &path).await?
+        } else {
+            String::new()
+        };
+        let old_bom = old.starts_with(BOM);
+        let new_body = p.content.strip_prefix(BOM).unwrap_or(&p.content);
+        let keep_bom = old_bom || p.content.starts_with(BOM);
+        let content = if keep_bom {
+            format!("{BOM}{new_body}")
+        } else {
+            new_body.to_string()
+        };
+        let shown = path.to_string_lossy().into_owned();
+        let lf = |s: &str| s.trim_start_matches(BOM).replace("\r\n", "\n");
+        let diff = unified_diff(&shown, &lf(&old), &lf(&content));
+        cx.ask(
+            Ask::new("edit", vec![title.clone()], vec!["*".into()])
+                .metadata(json!({"filepath": shown, "diff": diff})),
+        )
+        .await?;
+        self.fs
+            .write_atomic(&path, content.as_bytes())
+            .await
+            .map_err(|e| ToolError::model(e.to_string()))?;
+        let kind = if exists {
+            WatchKind::Change
+        } else {
+            WatchKind::Add
+        };
+        after_write(&cx, &self.file_time, &self.fs, &self.bus, &path, kind).await;
+        Ok(ToolResult::new(title, "Wrote the file successfully.")
+            .meta("diagnostics", json!({}))
+            .meta("filepath", shown)
+            .meta("exists", exists))
+    }
+}
