@@ -1,4 +1,30 @@
 //! Strata's floor 5: providers, the agent loop, sessions and events in SQLite.
+//!
+//! - [`provider`]: OpenAI-compatible and Anthropic streaming clients.
+//! - [`store`]: sessions, messages, parts and their numbered events.
+//! - [`session`]: the agent loop and its parts; [`events`]: what front-ends hear.
+//! - [`production`]: the registry's production graph plus the [`Store`](store::Store).
 
+pub mod doom;
+pub mod events;
 pub mod provider;
+pub mod session;
 pub mod store;
+
+use strata_graph::{BoxError, Graph, Node, Scope, Tier};
+use strata_services::flags::RuntimeFlags;
+
+/// The global-tier node opening `<data dir>/strata.db`.
+pub fn store_node() -> Node {
+    Node::new(
+        Tier::Global,
+        |(flags,): (RuntimeFlags,), _scope: Scope| async move {
+            Ok::<_, BoxError>(store::Store::open_in(&flags.data_dir)?)
+        },
+    )
+}
+
+/// Everything the CLI runs: tools, services and the session store.
+pub fn production() -> Graph {
+    strata_registry::production().with(store_node())
+}

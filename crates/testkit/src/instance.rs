@@ -31,6 +31,8 @@ pub enum ReplyMode {
     Manual,
 }
 
+type FlagsEdit = Box<dyn FnOnce(&mut RuntimeFlags) + Send>;
+
 /// Builds a [`TestInstance`].
 #[derive(Default)]
 pub struct TestInstanceBuilder {
@@ -38,7 +40,7 @@ pub struct TestInstanceBuilder {
     files: Vec<(PathBuf, Vec<u8>)>,
     config: Option<Value>,
     clock: Option<SystemTime>,
-    flags: Option<Box<dyn FnOnce(&mut RuntimeFlags) + Send>>,
+    flags: Option<FlagsEdit>,
 }
 
 impl TestInstanceBuilder {
@@ -206,6 +208,11 @@ impl TestInstance {
             .instance
             .get::<S>()
             .unwrap_or_else(|m| panic!("{m}"))
+    }
+
+    /// Every service of the instance (both tiers and the seed), to inspect the wiring.
+    pub fn context(&self) -> &strata_graph::Context {
+        self.inner.instance.context()
     }
 
     /// The manual clock, when the builder asked for one.

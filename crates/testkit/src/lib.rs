@@ -7,6 +7,9 @@
 //! - [`FixtureServer`]: any axum router served on 127.0.0.1.
 //! - [`poll_with_timeout`], [`await_with_timeout`]: bounded waiting, never a bare sleep.
 
+// Test support: a setup that cannot be made must fail the test at once, with its reason.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod http_server;
 mod instance;
 pub mod model_server;

@@ -9,13 +9,13 @@ pub mod bash;
 mod common;
 pub mod contract;
 pub mod diff;
-pub mod edit; // LEAD-GATED: tool module waits for replace/diff
+pub mod edit;
 pub mod glob;
 pub mod grep;
 pub mod invalid;
 pub mod layers;
 pub mod read;
-// LEAD-GATED: pub mod write;
+pub mod write;
 
 pub use contract::{
     Ask, Attachment, Effects, ErasedTool, Tool, ToolCall, ToolCx, ToolDef, ToolError, ToolResult,
@@ -26,8 +26,12 @@ pub use contract::{
 pub fn builtin() -> Vec<ToolDef> {
     vec![
         ToolDef::of::<invalid::Invalid>(),
+        ToolDef::of::<bash::Bash>(),
         ToolDef::of::<read::Read>(),
         ToolDef::of::<glob::Glob>(),
         ToolDef::of::<grep::Grep>(),
+        ToolDef::of::<edit::Edit>(),
+        ToolDef::of::<write::Write>(),
+        ToolDef::of::<apply_patch::ApplyPatch>(),
     ]
 }

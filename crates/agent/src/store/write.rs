@@ -102,7 +102,16 @@ impl Store {
         session_id: &str,
         title: &str,
     ) -> Result<Session, StoreError> {
-        let (session, _) = self.change(
+        Ok(self.update_session_title_with_event(session_id, title)?.0)
+    }
+
+    /// [`update_session_title`](Self::update_session_title), also returning the event.
+    pub fn update_session_title_with_event(
+        &self,
+        session_id: &str,
+        title: &str,
+    ) -> Result<(Session, Event), StoreError> {
+        self.change(
             session_id,
             kinds::SESSION_UPDATED,
             |tx, now, path| {
@@ -115,8 +124,7 @@ impl Store {
                 load_session(tx, path, session_id)
             },
             |s| json!({ "session": s }),
-        )?;
-        Ok(session)
+        )
     }
 
     /// Adds a message at the end of the session. Event: `message.updated`.
@@ -126,7 +134,17 @@ impl Store {
         role: Role,
         data: Value,
     ) -> Result<Message, StoreError> {
-        let (message, _) = self.change(
+        Ok(self.append_message_with_event(session_id, role, data)?.0)
+    }
+
+    /// [`append_message`](Self::append_message), also returning the committed event.
+    pub fn append_message_with_event(
+        &self,
+        session_id: &str,
+        role: Role,
+        data: Value,
+    ) -> Result<(Message, Event), StoreError> {
+        self.change(
             session_id,
             kinds::MESSAGE_UPDATED,
             |tx, now, path| {
@@ -146,8 +164,7 @@ impl Store {
                 Ok(message)
             },
             |m| json!({ "message": m }),
-        )?;
-        Ok(message)
+        )
     }
 
     /// Replaces a message's data (e.g. when the step finishes). Event: `message.updated`.
@@ -157,7 +174,19 @@ impl Store {
         message_id: &str,
         data: Value,
     ) -> Result<Message, StoreError> {
-        let (message, _) = self.change(
+        Ok(self
+            .update_message_with_event(session_id, message_id, data)?
+            .0)
+    }
+
+    /// [`update_message`](Self::update_message), also returning the committed event.
+    pub fn update_message_with_event(
+        &self,
+        session_id: &str,
+        message_id: &str,
+        data: Value,
+    ) -> Result<(Message, Event), StoreError> {
+        self.change(
             session_id,
             kinds::MESSAGE_UPDATED,
             |tx, now, path| {
@@ -171,8 +200,7 @@ impl Store {
                 load_message(tx, path, message_id)
             },
             |m| json!({ "message": m }),
-        )?;
-        Ok(message)
+        )
     }
 
     /// Writes a part of `message_id`: a new part at the end of the message when `part_id` is
@@ -186,7 +214,21 @@ impl Store {
         kind: &str,
         data: Value,
     ) -> Result<Part, StoreError> {
-        let (part, _) = self.change(
+        Ok(self
+            .upsert_part_with_event(session_id, message_id, part_id, kind, data)?
+            .0)
+    }
+
+    /// [`upsert_part`](Self::upsert_part), also returning the committed event.
+    pub fn upsert_part_with_event(
+        &self,
+        session_id: &str,
+        message_id: &str,
+        part_id: Option<&str>,
+        kind: &str,
+        data: Value,
+    ) -> Result<(Part, Event), StoreError> {
+        self.change(
             session_id,
             kinds::PART_UPDATED,
             |tx, now, path| {
@@ -244,8 +286,7 @@ impl Store {
                 })
             },
             |p| json!({ "part": p }),
-        )?;
-        Ok(part)
+        )
     }
 
     /// Appends an event that changes no stored state (status, errors, permission requests…).

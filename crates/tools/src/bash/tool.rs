@@ -143,6 +143,10 @@ impl Tool for Bash {
             m
         };
         cx.metadata(None, running(String::new()));
+        // Cancelled while asking: nothing has run yet, so nothing should.
+        if cx.abort.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
 
         let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&cwd);
         let mut capture = Capture::new(self.truncate.clone(), MAX_LINES, MAX_BYTES);

@@ -1,6 +1,6 @@
 //! The `edit` tool: replace one exact (or tolerantly matched) piece of a file (spec §3).
 
 pub mod replace;
-// LEAD-GATED: mod tool;
+mod tool;
 
-// LEAD-GATED: pub use tool::{Edit, EditParams};
+pub use tool::{Edit, EditParams};

@@ -60,7 +60,7 @@ fn cut(line: &str) -> String {
     }
 }
 
-/// The hits of one file (at most [`LIMIT`]).
+/// The hits of one file: at most [`LIMIT`] + 1, the extra one telling [`cap`] that more exist.
 pub fn search_file(m: &RegexMatcher, path: &Path, mtime: SystemTime) -> Option<FileHits> {
     let mut lines = Vec::new();
     let _ = searcher().search_path(
@@ -68,7 +68,7 @@ pub fn search_file(m: &RegexMatcher, path: &Path, mtime: SystemTime) -> Option<F
         path,
         UTF8(|n, text| {
             lines.push((n, cut(text)));
-            Ok(lines.len() < LIMIT)
+            Ok(lines.len() <= LIMIT)
         }),
     );
     (!lines.is_empty()).then(|| FileHits {

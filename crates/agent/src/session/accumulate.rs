@@ -1,0 +1,246 @@
+//! `StepAccumulator`: turns one model response's stream events into part changes. Text
+//! deltas are gathered into text parts (a new part when text resumes after a tool call);
+//! tool-call argument deltas are gathered per call id, and a call becomes runnable only when the
+//! provider says its JSON is complete. Pure: no I/O, no clock; the step driver writes the
+//! changes to the store.
+
+use crate::provider::{FinishReason, StreamEvent, ToolCall, Usage};
+
+/// What the driver must record after an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// A text part starts.
+    TextOpened,
+    /// More text for the open part.
+    TextDelta(String),
+    /// The open text part is complete with this text.
+    TextClosed(String),
+    /// A tool part starts, pending.
+    CallStarted { id: String, name: String },
+    /// The call's JSON is complete: it may run.
+    CallReady(ToolCall),
+    /// The response ended normally.
+    Finished {
+        reason: FinishReason,
+        usage: Option<Usage>,
+    },
+}
+
+#[derive(Debug)]
+struct Slot {
+    id: String,
+    name: String,
+    raw: String,
+    ready: Option<ToolCall>,
+}
+
+/// The state of one response being streamed.
+#[derive(Debug, Default)]
+pub struct StepAccumulator {
+    open_text: Option<String>,
+    texts: Vec<String>,
+    calls: Vec<Slot>,
+}
+
+impl StepAccumulator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Applies one stream event.
+    pub fn push(&mut self, event: StreamEvent) -> Vec<Change> {
+        let mut out = Vec::new();
+        match event {
+            StreamEvent::TextDelta(delta) => {
+                if delta.is_empty() {
+                    return out;
+                }
+                match &mut self.open_text {
+                    Some(text) => text.push_str(&delta),
+                    None => {
+                        out.push(Change::TextOpened);
+                        self.open_text = Some(delta.clone());
+                    }
+                }
+                out.push(Change::TextDelta(delta));
+            }
+            StreamEvent::ToolCallStarted { id, name } => {
+                out.extend(self.close_text());
+                if self.slot(&id).is_none() {
+                    self.calls.push(Slot {
+                        id: id.clone(),
+                        name: name.clone(),
+                        raw: String::new(),
+                        ready: None,
+                    });
+                    out.push(Change::CallStarted { id, name });
+                }
+            }
+            StreamEvent::ToolCallDelta { id, delta } => {
+                if let Some(slot) = self.slot(&id) {
+                    slot.raw.push_str(&delta);
+                }
+            }
+            StreamEvent::ToolCallReady(call) => {
+                if self.slot(&call.id).is_none() {
+                    // A provider that announces a call only when it is whole.
+                    out.extend(self.close_text());
+                    self.calls.push(Slot {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        raw: String::new(),
+                        ready: None,
+                    });
+                    out.push(Change::CallStarted {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                    });
+                }
+                if let Some(slot) = self.slot(&call.id)
+                    && slot.ready.is_none()
+                {
+                    slot.raw.clone_from(&call.arguments);
+                    slot.ready = Some(call.clone());
+                    out.push(Change::CallReady(call));
+                }
+            }
+            StreamEvent::Finish { reason, usage } => {
+                out.extend(self.close_text());
+                out.push(Change::Finished { reason, usage });
+            }
+        }
+        out
+    }
+
+    /// Ends the open text part, if any (the stream finished, failed or moved on to a call).
+    pub fn close_text(&mut self) -> Option<Change> {
+        let text = self.open_text.take()?;
+        self.texts.push(text.clone());
+        Some(Change::TextClosed(text))
+    }
+
+    /// Calls whose JSON is complete, in the order the model started them.
+    pub fn ready_calls(&self) -> Vec<ToolCall> {
+        self.calls.iter().filter_map(|c| c.ready.clone()).collect()
+    }
+
+    /// Calls started but never complete: `(id, name, raw arguments so far)`.
+    pub fn unfinished_calls(&self) -> Vec<(String, String, String)> {
+        self.calls
+            .iter()
+            .filter(|c| c.ready.is_none())
+            .map(|c| (c.id.clone(), c.name.clone(), c.raw.clone()))
+            .collect()
+    }
+
+    /// Every text part of the response so far, joined.
+    pub fn text(&self) -> String {
+        let mut all = self.texts.join("");
+        if let Some(open) = &self.open_text {
+            all.push_str(open);
+        }
+        all
+    }
+
+    fn slot(&mut self, id: &str) -> Option<&mut Slot> {
+        self.calls.iter_mut().find(|c| c.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str, name: &str, args: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: args.into(),
+        }
+    }
+
+    #[test]
+    fn text_then_calls_then_finish() {
+        let mut a = StepAccumulator::new();
+        let mut all = Vec::new();
+        for e in [
+            StreamEvent::TextDelta("Let me ".into()),
+            StreamEvent::TextDelta("look.".into()),
+            StreamEvent::ToolCallStarted {
+                id: "c1".into(),
+                name: "read".into(),
+            },
+            StreamEvent::ToolCallDelta {
+                id: "c1".into(),
+                delta: "{\"filePath\":".into(),
+            },
+            StreamEvent::ToolCallDelta {
+                id: "c1".into(),
+                delta: "\"a\"}".into(),
+            },
+        ] {
+            all.extend(a.push(e));
+        }
+        assert_eq!(
+            all,
+            vec![
+                Change::TextOpened,
+                Change::TextDelta("Let me ".into()),
+                Change::TextDelta("look.".into()),
+                Change::TextClosed("Let me look.".into()),
+                Change::CallStarted {
+                    id: "c1".into(),
+                    name: "read".into()
+                },
+            ]
+        );
+        assert!(a.ready_calls().is_empty(), "not runnable before it is ready");
+        assert_eq!(
+            a.unfinished_calls(),
+            vec![("c1".into(), "read".into(), "{\"filePath\":\"a\"}".into())]
+        );
+        let ready = a.push(StreamEvent::ToolCallReady(call(
+            "c1",
+            "read",
+            "{\"filePath\":\"a\"}",
+        )));
+        assert_eq!(
+            ready,
+            vec![Change::CallReady(call("c1", "read", "{\"filePath\":\"a\"}"))]
+        );
+        let fin = a.push(StreamEvent::Finish {
+            reason: FinishReason::ToolCalls,
+            usage: None,
+        });
+        assert_eq!(
+            fin,
+            vec![Change::Finished {
+                reason: FinishReason::ToolCalls,
+                usage: None
+            }]
+        );
+        assert_eq!(a.text(), "Let me look.");
+        assert!(a.unfinished_calls().is_empty());
+    }
+
+    #[test]
+    fn text_after_a_call_opens_a_new_part_and_unannounced_calls_start_when_ready() {
+        let mut a = StepAccumulator::new();
+        let c = a.push(StreamEvent::ToolCallReady(call("c9", "glob", "{}")));
+        assert_eq!(
+            c,
+            vec![
+                Change::CallStarted {
+                    id: "c9".into(),
+                    name: "glob".into()
+                },
+                Change::CallReady(call("c9", "glob", "{}")),
+            ]
+        );
+        let t = a.push(StreamEvent::TextDelta("done".into()));
+        assert_eq!(t[0], Change::TextOpened);
+        assert_eq!(a.close_text(), Some(Change::TextClosed("done".into())));
+        assert_eq!(a.close_text(), None);
+        assert_eq!(a.ready_calls().len(), 1);
+    }
+}

@@ -1,0 +1,235 @@
+//! Running one tool call: repair the name (unknown tools go to `invalid` with the list of
+//! available ones), guard against doom loops, run the tool through its wrapper with a
+//! cancellation token and a metadata sink, and record each state of the call's part.
+
+use std::sync::Mutex;
+
+use serde_json::{Map, Value, json};
+use strata_services::permission::{AskRequest, Permission, Ruleset, ToolRef};
+use strata_tools::{ErasedTool, ToolCx, ToolError};
+use tokio_util::sync::CancellationToken;
+
+use super::parts::{self, Completed};
+use super::record::Recorder;
+use crate::doom::DoomGuard;
+use crate::events::part_kinds;
+use crate::provider::ToolCall;
+use crate::store::{StoreError, now_ms};
+
+/// What every call of a run shares.
+pub struct CallEnv<'a> {
+    pub recorder: &'a Recorder,
+    /// The tools advertised to the model this run.
+    pub surface: &'a [ErasedTool],
+    /// The never-advertised `invalid` tool, target of call repair.
+    pub invalid: Option<&'a ErasedTool>,
+    pub permission: &'a Permission,
+    pub ruleset: &'a Ruleset,
+    pub agent: &'a str,
+    pub model: &'a str,
+    pub read_before_edit: bool,
+    /// `experimental.continue_loop_on_deny`: a refusal does not stop the turn.
+    pub continue_on_deny: bool,
+    pub doom: &'a Mutex<DoomGuard>,
+    pub cancel: &'a CancellationToken,
+}
+
+/// A ready call matched to the tool that will answer it.
+pub struct Prepared {
+    pub message_id: String,
+    pub part_id: String,
+    pub call_id: String,
+    /// The tool that runs (`invalid` after a repair), `None` if even that is missing.
+    pub tool: Option<ErasedTool>,
+    /// The name and arguments as recorded and sent back to the model.
+    pub name: String,
+    pub arguments: String,
+    pub input: Value,
+}
+
+impl Prepared {
+    pub fn concurrency_safe(&self) -> bool {
+        self.tool.as_ref().is_some_and(|t| t.effects.concurrency_safe)
+    }
+}
+
+/// How a call ended, as the loop and the model see it.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    pub call_id: String,
+    pub name: String,
+    pub arguments: String,
+    pub output: String,
+    pub is_error: bool,
+    /// The turn stops after this step (a refusal, a fatal error).
+    pub halts: bool,
+    pub cancelled: bool,
+}
+
+/// Matches `call` to a tool of the surface: by name, else by its lower-cased name, else it
+/// becomes a call of `invalid` naming the tools that exist.
+pub fn prepare(env: &CallEnv<'_>, message_id: &str, part_id: &str, call: &ToolCall) -> Prepared {
+    let find = |name: &str| env.surface.iter().find(|t| t.id == name).cloned();
+    let found = find(&call.name).or_else(|| find(&call.name.to_lowercase()));
+    let (tool, name, arguments) = match found {
+        Some(tool) => (Some(tool.clone()), tool.id.to_string(), call.arguments.clone()),
+        None => {
+            let available: Vec<&str> = env.surface.iter().map(|t| t.id).collect();
+            let error = format!(
+                "there is no tool named `{}` here. The tools you can call are: {}.",
+                call.name,
+                available.join(", ")
+            );
+            let args = json!({"tool": call.name, "error": error}).to_string();
+            (env.invalid.cloned(), "invalid".to_string(), args)
+        }
+    };
+    let input = serde_json::from_str(&arguments).unwrap_or(Value::String(arguments.clone()));
+    Prepared {
+        message_id: message_id.to_string(),
+        part_id: part_id.to_string(),
+        call_id: call.id.clone(),
+        tool,
+        name,
+        arguments,
+        input,
+    }
+}
+
+/// Records `p` as failed with `error` without running it.
+pub fn refuse(env: &CallEnv<'_>, p: &Prepared, error: &str) -> Result<CallOutcome, StoreError> {
+    let now = now_ms();
+    let data = parts::tool_error(&p.call_id, &p.name, &p.input, (now, now), error, None);
+    env.recorder
+        .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
+    Ok(outcome(p, error.to_string(), true, false, false))
+}
+
+fn outcome(p: &Prepared, output: String, is_error: bool, halts: bool, cancelled: bool) -> CallOutcome {
+    CallOutcome {
+        call_id: p.call_id.clone(),
+        name: p.name.clone(),
+        arguments: p.arguments.clone(),
+        output,
+        is_error,
+        halts,
+        cancelled,
+    }
+}
+
+/// The message recorded for a call the user cancelled.
+pub const CANCELLED: &str = "The user cancelled the run before this tool call finished.";
+
+/// Runs one prepared call and records its states.
+pub async fn execute(env: &CallEnv<'_>, p: Prepared) -> Result<CallOutcome, StoreError> {
+    // The guard sees calls in the model's order: this runs before the first await.
+    let repeated = env
+        .doom
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .observe(&p.name, &p.arguments);
+    if env.cancel.is_cancelled() {
+        return cancelled(env, &p, now_ms());
+    }
+    let Some(tool) = p.tool.clone() else {
+        return refuse(env, &p, "No tool can answer this call: `invalid` is not registered.");
+    };
+    let start = now_ms();
+    let running = parts::tool_running(&p.call_id, &p.name, &p.input, start, None, None);
+    env.recorder
+        .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, running)?;
+    if repeated && let Err(e) = ask_doom_loop(env, &p).await {
+        return finish(env, &p, start, Err(e));
+    }
+    let (meta_tx, mut meta_rx) = tokio::sync::mpsc::unbounded_channel();
+    let cx = ToolCx::builder(env.recorder.session_id())
+        .message(&p.message_id)
+        .call(&p.call_id)
+        .agent(env.agent)
+        .model(env.model)
+        .abort(env.cancel.child_token())
+        .metadata_sink(meta_tx)
+        .read_before_edit(env.read_before_edit)
+        .permission(env.permission.clone(), env.ruleset.clone())
+        .build();
+    let call = tool.call(p.arguments.clone(), cx);
+    tokio::pin!(call);
+    let result = loop {
+        tokio::select! {
+            result = &mut call => break result,
+            Some(update) = meta_rx.recv() => {
+                let data = parts::tool_running(
+                    &p.call_id, &p.name, &p.input, start,
+                    update.title.as_deref(), Some(&update.metadata),
+                );
+                env.recorder.part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
+            }
+            () = env.cancel.cancelled() => break Err(ToolError::Cancelled),
+        }
+    };
+    finish(env, &p, start, result)
+}
+
+async fn ask_doom_loop(env: &CallEnv<'_>, p: &Prepared) -> Result<(), ToolError> {
+    let request = AskRequest {
+        session_id: env.recorder.session_id().to_string(),
+        permission: "doom_loop".into(),
+        patterns: vec![p.name.clone()],
+        always: vec![p.name.clone()],
+        metadata: json!({"tool": p.name, "input": p.input}),
+        tool: Some(ToolRef {
+            message_id: p.message_id.clone(),
+            call_id: p.call_id.clone(),
+        }),
+        ruleset: env.ruleset.clone(),
+    };
+    env.permission
+        .ask(request, env.cancel.clone())
+        .await
+        .map_err(ToolError::from)
+}
+
+fn cancelled(env: &CallEnv<'_>, p: &Prepared, start: i64) -> Result<CallOutcome, StoreError> {
+    let mut meta = Map::new();
+    meta.insert("cancelled".into(), json!(true));
+    let data = parts::tool_error(&p.call_id, &p.name, &p.input, (start, now_ms()), CANCELLED, Some(meta));
+    env.recorder
+        .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
+    Ok(outcome(p, CANCELLED.to_string(), true, false, true))
+}
+
+fn finish(
+    env: &CallEnv<'_>,
+    p: &Prepared,
+    start: i64,
+    result: Result<strata_tools::ToolResult, ToolError>,
+) -> Result<CallOutcome, StoreError> {
+    let end = now_ms();
+    match result {
+        Ok(r) => {
+            let attachments = serde_json::to_value(&r.attachments).unwrap_or(Value::Null);
+            let done = Completed {
+                output: &r.output,
+                title: &r.title,
+                metadata: &r.metadata,
+                attachments,
+            };
+            let data = parts::tool_completed(&p.call_id, &p.name, &p.input, (start, end), done);
+            env.recorder
+                .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
+            Ok(outcome(p, r.output, false, false, false))
+        }
+        Err(_) if env.cancel.is_cancelled() => cancelled(env, p, start),
+        Err(e) => {
+            let halts = match &e {
+                ToolError::Permission(pe) => pe.is_stop_turn() && !env.continue_on_deny,
+                other => other.stops_turn(),
+            };
+            let message = e.to_string();
+            let data = parts::tool_error(&p.call_id, &p.name, &p.input, (start, end), &message, None);
+            env.recorder
+                .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
+            Ok(outcome(p, message, true, halts, false))
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The conversation sent to the model, rebuilt from the stored messages and parts, so a
+//! resumed session (`--continue`) continues exactly where the table says it stopped.
+//!
+//! A user message becomes its text; an assistant message becomes its text and tool calls,
+//! followed by one result per call (the output, the error, or a note that the call never
+//! finished). Attempts that a retry replaced (`retried`) are left out.
+
+use serde_json::Value;
+
+use crate::events::part_kinds;
+use crate::provider::{ChatMessage, ToolCall};
+use crate::store::{Message, Part, Role};
+
+/// What the model is told about a call that was started but never finished (a crash, or
+/// a stream that broke off).
+pub const UNFINISHED_CALL: &str =
+    "This tool call did not finish: the run stopped before its result was recorded.";
+
+/// Builds the chat history from `(message, parts)` pairs in order.
+pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
+    let mut out = Vec::new();
+    for (message, parts) in messages {
+        match message.role {
+            Role::User => {
+                let text = joined_text(parts);
+                if !text.is_empty() {
+                    out.push(ChatMessage::user(text));
+                }
+            }
+            Role::Assistant => {
+                if message.data.get("retried") == Some(&Value::Bool(true)) {
+                    continue;
+                }
+                assistant(parts, &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn joined_text(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .filter(|p| p.kind == part_kinds::TEXT)
+        .filter_map(|p| p.data.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+fn assistant(parts: &[Part], out: &mut Vec<ChatMessage>) {
+    let text = joined_text(parts);
+    let mut calls = Vec::new();
+    let mut results = Vec::new();
+    for part in parts.iter().filter(|p| p.kind == part_kinds::TOOL) {
+        let d = &part.data;
+        let str_of = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
+        let id = str_of(d.get("callID"));
+        let name = str_of(d.get("tool"));
+        let state = d.get("state").cloned().unwrap_or(Value::Null);
+        let input = state
+            .get("input")
+            .cloned()
+            .unwrap_or(Value::Object(Default::default()));
+        let (output, is_error) = match state.get("status").and_then(Value::as_str) {
+            Some("completed") => (str_of(state.get("output")), false),
+            Some("error") => (str_of(state.get("error")), true),
+            _ => (UNFINISHED_CALL.to_string(), true),
+        };
+        calls.push(ToolCall {
+            id: id.clone(),
+            name: name.clone(),
+            arguments: input.to_string(),
+        });
+        results.push(ChatMessage::ToolResult {
+            call_id: id,
+            name,
+            output,
+            is_error,
+        });
+    }
+    if text.is_empty() && calls.is_empty() {
+        return;
+    }
+    out.push(ChatMessage::assistant(text, calls));
+    out.extend(results);
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn message(id: &str, role: Role, data: Value) -> Message {
+        Message {
+            id: id.into(),
+            session_id: "s".into(),
+            role,
+            created_ms: 0,
+            data,
+        }
+    }
+
+    fn part(message: &str, seq: i64, kind: &str, data: Value) -> Part {
+        Part {
+            id: format!("p{message}{seq}"),
+            message_id: message.into(),
+            session_id: "s".into(),
+            seq,
+            kind: kind.into(),
+            data,
+            updated_ms: 0,
+        }
+    }
+
+    #[test]
+    fn calls_become_results_and_replaced_attempts_are_left_out() {
+        let msgs = vec![
+            (
+                message("m1", Role::User, json!({})),
+                vec![part("m1", 1, "text", json!({"text": "hi"}))],
+            ),
+            (
+                message("m2", Role::Assistant, json!({"retried": true})),
+                vec![part("m2", 1, "text", json!({"text": "cut off"}))],
+            ),
+            (
+                message("m3", Role::Assistant, json!({})),
+                vec![
+                    part("m3", 1, "step-start", json!({})),
+                    part("m3", 2, "text", json!({"text": "Reading."})),
+                    part(
+                        "m3",
+                        3,
+                        "tool",
+                        json!({"callID": "c1", "tool": "read", "state": {"status": "completed", "input": {"filePath": "a"}, "output": "A"}}),
+                    ),
+                    part(
+                        "m3",
+                        4,
+                        "tool",
+                        json!({"callID": "c2", "tool": "read", "state": {"status": "error", "input": {}, "error": "bad"}}),
+                    ),
+                    part(
+                        "m3",
+                        5,
+                        "tool",
+                        json!({"callID": "c3", "tool": "grep", "state": {"status": "running", "input": {}}}),
+                    ),
+                ],
+            ),
+        ];
+        let h = chat_history(&msgs);
+        assert_eq!(h.len(), 5, "{h:#?}");
+        assert_eq!(h[0], ChatMessage::user("hi"));
+        let ChatMessage::Assistant { text, tool_calls } = &h[1] else {
+            panic!("{:?}", h[1]);
+        };
+        assert_eq!(text, "Reading.");
+        assert_eq!(tool_calls[0].arguments, "{\"filePath\":\"a\"}");
+        assert_eq!(
+            h[3],
+            ChatMessage::ToolResult {
+                call_id: "c2".into(),
+                name: "read".into(),
+                output: "bad".into(),
+                is_error: true
+            }
+        );
+        let ChatMessage::ToolResult { output, .. } = &h[4] else {
+            panic!()
+        };
+        assert_eq!(output, UNFINISHED_CALL);
+    }
+}

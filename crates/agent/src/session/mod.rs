@@ -1,0 +1,126 @@
+//! Sessions and the agent loop.
+//!
+//! The loop is a composition of small parts, each testable alone:
+//! - [`accumulate`]: the stream-to-parts accumulator (text parts, tool calls per call id, a
+//!   call runnable only once its JSON is complete);
+//! - [`step`]: one model request driven through the accumulator into stored parts;
+//! - [`schedule`]: which calls run in parallel (concurrency-safe ones) and which in order;
+//! - [`execute`]: one call — name repair to `invalid`, the doom-loop guard, the tool run with
+//!   cancellation and live metadata;
+//! - [`record`]: persistence, one transaction and one numbered event per change;
+//! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
+//! - [`runner`]: the loop itself.
+//!
+//! ```ignore
+//! let services = LoopServices::from_context(instance.context())?;
+//! let session = open_session(&services.store, &dir, SessionTarget::New)?;
+//! let runner = Runner::new(services, model, RunOptions::default());
+//! let report = runner.run(&session.id, "fix the build", cancel, Some(sink)).await?;
+//! ```
+
+pub mod accumulate;
+pub mod execute;
+pub mod history;
+pub mod parts;
+pub mod prompt;
+pub mod record;
+pub mod runner;
+pub mod schedule;
+pub mod step;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use strata_graph::{Context, Missing};
+use strata_registry::ToolRegistry;
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
+use strata_services::instance::InstanceInfo;
+use strata_services::permission::{Permission, RuleConfigError};
+
+use crate::events::{message_json, part_json, session_json};
+use crate::store::{Session, Store, StoreError};
+
+pub use runner::{Model, RunOptions, RunOutcome, RunReport, Runner};
+
+/// The services the loop uses, resolved from an instance.
+#[derive(Clone)]
+pub struct LoopServices {
+    pub store: Store,
+    pub registry: ToolRegistry,
+    pub permission: Permission,
+    pub config: Config,
+    pub flags: RuntimeFlags,
+    pub info: InstanceInfo,
+}
+
+impl LoopServices {
+    /// Resolves every service from an instance context (the store from the global tier).
+    pub fn from_context(cx: &Context) -> Result<Self, Missing> {
+        Ok(Self {
+            store: cx.get::<Store>()?,
+            registry: cx.get::<ToolRegistry>()?,
+            permission: cx.get::<Permission>()?,
+            config: cx.get::<Config>()?,
+            flags: cx.get::<RuntimeFlags>()?,
+            info: cx.get::<InstanceInfo>()?,
+        })
+    }
+}
+
+/// Why a run could not go on (model failures are a [`RunOutcome`], not this).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the permission rules in the configuration are invalid: {0}")]
+    Rules(#[from] RuleConfigError),
+    #[error(
+        "there is no earlier session in {} to continue; run without --continue to start one",
+        dir.display()
+    )]
+    NothingToContinue { dir: std::path::PathBuf },
+}
+
+/// Which session a run goes into.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionTarget {
+    New,
+    /// The most recently changed top-level session of the directory.
+    Continue,
+    Id(String),
+}
+
+/// Creates or finds the session for a run in `dir`.
+pub fn open_session(
+    store: &Store,
+    dir: &Path,
+    target: &SessionTarget,
+) -> Result<Session, RunError> {
+    match target {
+        SessionTarget::New => Ok(store.create_session(dir, None)?),
+        SessionTarget::Continue => store
+            .last_session(dir)?
+            .ok_or_else(|| RunError::NothingToContinue {
+                dir: dir.to_path_buf(),
+            }),
+        SessionTarget::Id(id) => Ok(store.session(id)?),
+    }
+}
+
+/// A session as one JSON document: `{"info": session, "messages": [{"info", "parts"}]}`, in
+/// the same shapes as the `--format json` events.
+pub fn export(store: &Store, session_id: &str) -> Result<Value, StoreError> {
+    let session = store.session(session_id)?;
+    let messages: Vec<Value> = store
+        .messages(session_id)?
+        .iter()
+        .map(|(m, parts)| {
+            json!({
+                "info": message_json(m),
+                "parts": parts.iter().map(part_json).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(json!({"info": session_json(&session), "messages": messages}))
+}

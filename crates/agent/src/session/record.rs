@@ -1,0 +1,120 @@
+//! `Recorder`: the loop's only way to change session state. Every write is one store
+//! transaction with its numbered event, and the committed event is handed to the front-end's
+//! sink right after, so what a front-end shows is what the table holds.
+
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::events::{LoopEvent, kinds};
+use crate::store::{Event, Message, Part, Role, Store, StoreError};
+
+/// Writes one session's state and forwards each committed event.
+#[derive(Clone)]
+pub struct Recorder {
+    store: Store,
+    session_id: String,
+    sink: Option<UnboundedSender<LoopEvent>>,
+}
+
+impl Recorder {
+    pub fn new(store: Store, session_id: &str, sink: Option<UnboundedSender<LoopEvent>>) -> Self {
+        Self {
+            store,
+            session_id: session_id.to_string(),
+            sink,
+        }
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn forward(&self, event: Event) {
+        if let Some(sink) = &self.sink {
+            // A front-end that went away does not stop the run; the table keeps the events.
+            let _ = sink.send(LoopEvent::Stored(event));
+        }
+    }
+
+    pub fn message(&self, role: Role, data: Value) -> Result<Message, StoreError> {
+        let (message, event) = self
+            .store
+            .append_message_with_event(&self.session_id, role, data)?;
+        self.forward(event);
+        Ok(message)
+    }
+
+    pub fn update_message(&self, message_id: &str, data: Value) -> Result<Message, StoreError> {
+        let (message, event) =
+            self.store
+                .update_message_with_event(&self.session_id, message_id, data)?;
+        self.forward(event);
+        Ok(message)
+    }
+
+    /// Writes a new part (`part_id` `None`) or replaces one.
+    pub fn part(
+        &self,
+        message_id: &str,
+        part_id: Option<&str>,
+        kind: &str,
+        data: Value,
+    ) -> Result<Part, StoreError> {
+        let (part, event) = self.store.upsert_part_with_event(
+            &self.session_id,
+            message_id,
+            part_id,
+            kind,
+            data,
+        )?;
+        self.forward(event);
+        Ok(part)
+    }
+
+    /// Sets the session's title.
+    pub fn title(&self, title: &str) -> Result<(), StoreError> {
+        let (_, event) = self
+            .store
+            .update_session_title_with_event(&self.session_id, title)?;
+        self.forward(event);
+        Ok(())
+    }
+
+    /// Records an event that changes no stored row.
+    pub fn event(&self, kind: &str, data: Value) -> Result<Event, StoreError> {
+        let event = self.store.record_event(&self.session_id, kind, data)?;
+        self.forward(event.clone());
+        Ok(event)
+    }
+
+    /// `session.status` with `status` (`{"type": "busy" | "idle" | "retry", …}`).
+    pub fn status(&self, status: Value) -> Result<Event, StoreError> {
+        let data = serde_json::json!({"sessionID": self.session_id, "status": status});
+        self.event(kinds::SESSION_STATUS, data)
+    }
+
+    /// `session.error` with an opencode-style error object.
+    pub fn error(&self, name: &str, message: &str) -> Result<Event, StoreError> {
+        let data = serde_json::json!({
+            "sessionID": self.session_id,
+            "error": crate::events::error_json(name, message),
+        });
+        self.event(kinds::SESSION_ERROR, data)
+    }
+
+    /// Streams a piece of text that is not stored yet (its part is stored whole later).
+    pub fn text_delta(&self, message_id: &str, part_id: &str, delta: &str) {
+        if let Some(sink) = &self.sink {
+            let _ = sink.send(LoopEvent::TextDelta {
+                session_id: self.session_id.clone(),
+                message_id: message_id.to_string(),
+                part_id: part_id.to_string(),
+                delta: delta.to_string(),
+            });
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! `Runner`: the agent loop. Call the model ([`step`](super::step)), run the calls it made
+//! ([`schedule`](super::schedule) + [`execute`](super::execute)), send the results back, and
+//! repeat until the model stops, the step budget is spent, a refusal stops the turn, or the
+//! user cancels. A step whose stream breaks is retried (a new assistant message) when the error
+//! is retryable.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+use strata_registry::SurfaceSpec;
+use strata_registry::rules::agent_ruleset;
+use strata_tools::ErasedTool;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use super::execute::{self, CallEnv, CallOutcome};
+use super::history::chat_history;
+use super::parts::{self, ModelRef};
+use super::record::Recorder;
+use super::schedule::{batches, run_batches};
+use super::step::{StepEnd, StepEnv, error_name, run_step};
+use super::{LoopServices, RunError};
+use crate::doom::DoomGuard;
+use crate::events::{LoopEvent, part_kinds};
+use crate::provider::{Provider, ToolSpec};
+use crate::store::{Role, now_ms};
+
+/// How a run behaves.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The agent whose rules apply (`build`).
+    pub agent: String,
+    /// Most model steps in one run.
+    pub max_steps: u32,
+    /// Retries of a step whose request or stream failed with a retryable error.
+    pub max_retries: u32,
+    /// Wait before retry `n` is `n × retry_delay`.
+    pub retry_delay: Duration,
+    /// `edit`/`write` refuse files this session has not read.
+    pub read_before_edit: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            agent: "build".into(),
+            max_steps: 50,
+            max_retries: 2,
+            retry_delay: Duration::from_millis(500),
+            read_before_edit: true,
+        }
+    }
+}
+
+/// The model a run talks to.
+#[derive(Debug, Clone)]
+pub struct Model {
+    /// `provider/model`, as the user named it (decides the tool surface).
+    pub id: String,
+    /// The model id sent to the API.
+    pub api_model: String,
+    pub provider: Arc<dyn Provider>,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    /// The model answered without asking for more tool calls.
+    Completed,
+    /// The step budget ran out while the model still wanted tools.
+    StepLimit { steps: u32 },
+    /// A refused permission or a fatal tool error ended the turn; `reason` is its message.
+    Stopped { reason: String },
+    /// The user cancelled.
+    Cancelled,
+    /// The model request failed (after retries).
+    Failed { error: String },
+}
+
+/// A finished run.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    pub session_id: String,
+    pub outcome: RunOutcome,
+    /// Model steps taken (retries not counted).
+    pub steps: u32,
+    /// The assistant's last text.
+    pub text: String,
+}
+
+/// The agent loop over one instance's services and one model.
+pub struct Runner {
+    services: LoopServices,
+    model: Model,
+    options: RunOptions,
+}
+
+impl Runner {
+    pub fn new(services: LoopServices, model: Model, options: RunOptions) -> Self {
+        Self {
+            services,
+            model,
+            options,
+        }
+    }
+
+    /// The tools advertised to this runner's model, in registration order.
+    pub fn surface(&self) -> Result<Vec<ErasedTool>, RunError> {
+        let s = &self.services;
+        let ruleset = agent_ruleset(&self.options.agent, &s.config, &s.flags)?;
+        let spec = SurfaceSpec {
+            model: self.model.id.clone(),
+            plan_mode: false,
+            ruleset,
+        };
+        Ok(s.registry.surface(&spec).into_iter().cloned().collect())
+    }
+
+    /// Adds `message` to session `session_id` and runs the loop until it ends. Every change
+    /// is stored with its event and forwarded to `sink`.
+    pub async fn run(
+        &self,
+        session_id: &str,
+        message: &str,
+        cancel: CancellationToken,
+        sink: Option<UnboundedSender<LoopEvent>>,
+    ) -> Result<RunReport, RunError> {
+        let s = &self.services;
+        let opts = &self.options;
+        let rec = Recorder::new(s.store.clone(), session_id, sink);
+        let session = s.store.session(session_id)?;
+        if session.title.is_empty() {
+            rec.title(&title_of(message))?;
+        }
+        let now = now_ms();
+        let user = rec.message(Role::User, parts::user_message(now, &opts.agent))?;
+        rec.part(&user.id, None, part_kinds::TEXT, parts::text(message, now, Some(now)))?;
+        rec.status(json!({"type": "busy"}))?;
+
+        let ruleset = agent_ruleset(&opts.agent, &s.config, &s.flags)?;
+        let surface = self.surface()?;
+        let specs: Vec<ToolSpec> = surface
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.id.to_string(),
+                description: t.description.clone(),
+                parameters: (*t.schema).clone(),
+            })
+            .collect();
+        let model_ref = ModelRef {
+            provider_id: self.model.provider.name().to_string(),
+            model_id: self.model.api_model.clone(),
+        };
+        let system = super::prompt::system_prompt(
+            &s.info,
+            &self.model.id,
+            &super::prompt::utc_date(now_ms()),
+        );
+        let doom = Mutex::new(DoomGuard::new());
+        let step_env = StepEnv {
+            recorder: &rec,
+            provider: self.model.provider.as_ref(),
+            model: &model_ref,
+            agent: &opts.agent,
+            system: &system,
+            tools: &specs,
+            cancel: &cancel,
+        };
+        let call_env = CallEnv {
+            recorder: &rec,
+            surface: &surface,
+            invalid: s.registry.get("invalid"),
+            permission: &s.permission,
+            ruleset: &ruleset,
+            agent: &opts.agent,
+            model: &self.model.api_model,
+            read_before_edit: opts.read_before_edit,
+            continue_on_deny: s.config.experimental.continue_loop_on_deny,
+            doom: &doom,
+            cancel: &cancel,
+        };
+
+        let mut steps = 0;
+        let mut text = String::new();
+        let outcome = loop {
+            if cancel.is_cancelled() {
+                break RunOutcome::Cancelled;
+            }
+            if steps >= opts.max_steps {
+                break RunOutcome::StepLimit { steps };
+            }
+            steps += 1;
+            let mut attempt = 0;
+            let run = loop {
+                let history = chat_history(&s.store.messages(session_id)?);
+                let will_retry = attempt < opts.max_retries;
+                let run = run_step(&step_env, history, will_retry).await?;
+                match &run.end {
+                    StepEnd::Broken(e) if will_retry && e.retryable() && !cancel.is_cancelled() => {
+                        attempt += 1;
+                        let status = json!({"type": "retry", "attempt": attempt, "message": e.to_string()});
+                        rec.status(status)?;
+                        tokio::select! {
+                            () = tokio::time::sleep(opts.retry_delay * attempt) => {}
+                            () = cancel.cancelled() => {}
+                        }
+                    }
+                    _ => break run,
+                }
+            };
+            let (reason, usage, calls, step_text) = match run.end {
+                StepEnd::Broken(e) if cancel.is_cancelled() || e == crate::provider::ProviderError::Cancelled => {
+                    break RunOutcome::Cancelled;
+                }
+                StepEnd::Broken(e) => {
+                    rec.error(error_name(&e), &e.to_string())?;
+                    break RunOutcome::Failed { error: e.to_string() };
+                }
+                StepEnd::Finished { reason, usage, calls, text } => (reason, usage, calls, text),
+            };
+            if !step_text.is_empty() {
+                text = step_text;
+            }
+            let results = run_calls(&call_env, &run.message_id, calls).await?;
+            let reason = parts::finish_reason(&reason);
+            let mut data = run.message_data;
+            parts::finish_message(&mut data, now_ms(), &reason, usage);
+            rec.update_message(&run.message_id, data)?;
+            rec.part(&run.message_id, None, part_kinds::STEP_FINISH, parts::step_finish(&reason, usage))?;
+            if cancel.is_cancelled() || results.iter().any(|r| r.cancelled) {
+                break RunOutcome::Cancelled;
+            }
+            if let Some(halt) = results.iter().find(|r| r.halts) {
+                break RunOutcome::Stopped { reason: halt.output.clone() };
+            }
+            if results.is_empty() {
+                break RunOutcome::Completed;
+            }
+        };
+        match &outcome {
+            RunOutcome::Cancelled => {
+                rec.error("MessageAbortedError", "The run was cancelled by the user.")?;
+            }
+            RunOutcome::StepLimit { steps } => {
+                let msg = format!(
+                    "The run stopped after {steps} steps while the model still wanted to call tools. \
+                     Continue it with --continue, or allow more with --max-steps."
+                );
+                rec.error("StepLimitError", &msg)?;
+            }
+            _ => {}
+        }
+        rec.status(json!({"type": "idle"}))?;
+        Ok(RunReport {
+            session_id: session_id.to_string(),
+            outcome,
+            steps,
+            text,
+        })
+    }
+}
+
+/// Prepares, schedules and runs a step's calls; results in the model's order.
+async fn run_calls(
+    env: &CallEnv<'_>,
+    message_id: &str,
+    calls: Vec<(crate::provider::ToolCall, String)>,
+) -> Result<Vec<CallOutcome>, RunError> {
+    let prepared: Vec<_> = calls
+        .iter()
+        .map(|(call, part)| execute::prepare(env, message_id, part, call))
+        .collect();
+    const SKIPPED: &str =
+        "Not run: an earlier call in this step was refused, so the turn stopped here.";
+    let results = run_batches(
+        batches(prepared, execute::Prepared::concurrency_safe),
+        |p| execute::execute(env, p),
+        |p| execute::refuse(env, &p, SKIPPED),
+        |r| r.as_ref().map_or(true, |o| o.halts || o.cancelled),
+    )
+    .await;
+    results.into_iter().map(|r| r.map_err(RunError::from)).collect()
+}
+
+/// A session title from the first line of the first message.
+fn title_of(message: &str) -> String {
+    let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let mut title: String = line.chars().take(80).collect();
+    if line.chars().count() > 80 {
+        title.push('…');
+    }
+    title
+}

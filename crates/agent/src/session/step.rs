@@ -1,0 +1,254 @@
+//! One step: a new assistant message, one model request, and its stream turned into stored
+//! parts through the [`StepAccumulator`]. The step ends with the calls that are ready to run,
+//! or with the error that broke it; in that case every call of the step is marked failed
+//! (none of them runs), so a retry starts clean.
+
+use futures::StreamExt;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::accumulate::{Change, StepAccumulator};
+use super::parts::{self, ModelRef};
+use super::record::Recorder;
+use crate::events::part_kinds;
+use crate::provider::{
+    ChatMessage, ChatRequest, FinishReason, Provider, ProviderError, ToolCall, ToolSpec, Usage,
+};
+use crate::store::{Role, StoreError, now_ms};
+
+/// What a step needs to call the model.
+pub struct StepEnv<'a> {
+    pub recorder: &'a Recorder,
+    pub provider: &'a dyn Provider,
+    pub model: &'a ModelRef,
+    pub agent: &'a str,
+    pub system: &'a str,
+    pub tools: &'a [ToolSpec],
+    pub cancel: &'a CancellationToken,
+}
+
+/// How the model's response ended.
+pub enum StepEnd {
+    Finished {
+        reason: FinishReason,
+        usage: Option<Usage>,
+        /// Ready calls with the id of their part, in the model's order.
+        calls: Vec<(ToolCall, String)>,
+        text: String,
+    },
+    /// The request or its stream failed (or was cancelled); the message is marked failed.
+    Broken(ProviderError),
+}
+
+/// One step's assistant message and how its response ended.
+pub struct StepRun {
+    pub message_id: String,
+    /// The message's data, for the runner to complete after the tools ran.
+    pub message_data: Value,
+    pub end: StepEnd,
+}
+
+/// The opencode-style name of a provider failure.
+pub fn error_name(e: &ProviderError) -> &'static str {
+    match e {
+        ProviderError::Http { .. } | ProviderError::Api { .. } => "APIError",
+        ProviderError::Connect { .. } => "ConnectionError",
+        ProviderError::Interrupted { .. } => "StreamInterruptedError",
+        ProviderError::Decode { .. } => "DecodeError",
+        ProviderError::Cancelled => "MessageAbortedError",
+        ProviderError::Config { .. } => "ProviderConfigError",
+    }
+}
+
+/// Runs one step. `will_retry` says whether a retryable failure will be retried, in which case
+/// the message is marked `retried` and left out of later histories.
+pub async fn run_step(
+    env: &StepEnv<'_>,
+    history: Vec<ChatMessage>,
+    will_retry: bool,
+) -> Result<StepRun, StoreError> {
+    let rec = env.recorder;
+    let mut data = parts::assistant_message(now_ms(), env.agent, env.model);
+    let message = rec.message(Role::Assistant, data.clone())?;
+    rec.part(&message.id, None, part_kinds::STEP_START, parts::step_start())?;
+    let mut driver = Driver {
+        rec,
+        message_id: message.id.clone(),
+        acc: StepAccumulator::new(),
+        text_part: None,
+        call_parts: Vec::new(),
+    };
+    let request = ChatRequest {
+        model: env.model.model_id.clone(),
+        system: env.system.to_string(),
+        messages: history,
+        tools: env.tools.to_vec(),
+        max_tokens: None,
+    };
+    let result = stream(env, request, &mut driver).await?;
+    let end = match result {
+        Ok((reason, usage)) => StepEnd::Finished {
+            reason,
+            usage,
+            calls: driver.ready_calls(),
+            text: driver.acc.text(),
+        },
+        Err(error) => {
+            driver.break_off(&error)?;
+            let retried = will_retry && error.retryable() && !env.cancel.is_cancelled();
+            let error = if env.cancel.is_cancelled() {
+                ProviderError::Cancelled
+            } else {
+                error
+            };
+            let name = error_name(&error);
+            parts::fail_message(&mut data, now_ms(), name, &error.to_string(), retried);
+            rec.update_message(&message.id, data.clone())?;
+            StepEnd::Broken(error)
+        }
+    };
+    Ok(StepRun {
+        message_id: message.id,
+        message_data: data,
+        end,
+    })
+}
+
+type Streamed = Result<(FinishReason, Option<Usage>), ProviderError>;
+
+async fn stream(
+    env: &StepEnv<'_>,
+    request: ChatRequest,
+    driver: &mut Driver<'_>,
+) -> Result<Streamed, StoreError> {
+    let cancel = env.cancel;
+    let opened = tokio::select! {
+        opened = env.provider.stream(request, cancel.child_token()) => opened,
+        () = cancel.cancelled() => Err(ProviderError::Cancelled),
+    };
+    let mut events = match opened {
+        Ok(events) => events,
+        Err(e) => return Ok(Err(e)),
+    };
+    loop {
+        let next = tokio::select! {
+            next = events.next() => next,
+            () = cancel.cancelled() => return Ok(Err(ProviderError::Cancelled)),
+        };
+        let event = match next {
+            Some(Ok(event)) => event,
+            Some(Err(e)) => return Ok(Err(e)),
+            None => {
+                return Ok(Err(ProviderError::Interrupted {
+                    url: env.provider.base_url().to_string(),
+                    call_ids: driver.unfinished_ids(),
+                    detail: "the event stream ended without a finish event".into(),
+                }));
+            }
+        };
+        for change in driver.acc.push(event) {
+            if let Some(done) = driver.apply(change)? {
+                return Ok(Ok(done));
+            }
+        }
+    }
+}
+
+/// Applies accumulator changes to the store.
+struct Driver<'a> {
+    rec: &'a Recorder,
+    message_id: String,
+    acc: StepAccumulator,
+    /// The open text part: `(id, start)`.
+    text_part: Option<(String, i64)>,
+    /// `(call id, part id)` in start order.
+    call_parts: Vec<(String, String)>,
+}
+
+impl Driver<'_> {
+    fn apply(&mut self, change: Change) -> Result<Option<(FinishReason, Option<Usage>)>, StoreError> {
+        let rec = self.rec;
+        match change {
+            Change::TextOpened => {
+                let start = now_ms();
+                let part = rec.part(&self.message_id, None, part_kinds::TEXT, parts::text("", start, None))?;
+                self.text_part = Some((part.id, start));
+            }
+            Change::TextDelta(delta) => {
+                if let Some((id, _)) = &self.text_part {
+                    rec.text_delta(&self.message_id, id, &delta);
+                }
+            }
+            Change::TextClosed(text) => {
+                if let Some((id, start)) = self.text_part.take() {
+                    let data = parts::text(&text, start, Some(now_ms()));
+                    rec.part(&self.message_id, Some(&id), part_kinds::TEXT, data)?;
+                }
+            }
+            Change::CallStarted { id, name } => {
+                let data = parts::tool_pending(&id, &name, "");
+                let part = rec.part(&self.message_id, None, part_kinds::TOOL, data)?;
+                self.call_parts.push((id, part.id));
+            }
+            Change::CallReady(call) => {
+                if let Some(part_id) = self.part_of(&call.id) {
+                    let data = parts::tool_pending(&call.id, &call.name, &call.arguments);
+                    rec.part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
+                }
+            }
+            Change::Finished { reason, usage } => return Ok(Some((reason, usage))),
+        }
+        Ok(None)
+    }
+
+    fn part_of(&self, call_id: &str) -> Option<String> {
+        self.call_parts
+            .iter()
+            .find(|(c, _)| c == call_id)
+            .map(|(_, p)| p.clone())
+    }
+
+    fn ready_calls(&self) -> Vec<(ToolCall, String)> {
+        self.acc
+            .ready_calls()
+            .into_iter()
+            .filter_map(|c| {
+                let part = self.part_of(&c.id)?;
+                Some((c, part))
+            })
+            .collect()
+    }
+
+    fn unfinished_ids(&self) -> Vec<String> {
+        self.acc.unfinished_calls().into_iter().map(|(id, _, _)| id).collect()
+    }
+
+    /// The response broke off: store the text so far and fail every call of the step.
+    fn break_off(&mut self, error: &ProviderError) -> Result<(), StoreError> {
+        if let Some(change) = self.acc.close_text() {
+            self.apply(change)?;
+        }
+        let now = now_ms();
+        let cancelled = matches!(error, ProviderError::Cancelled);
+        for call in self.acc.ready_calls() {
+            let Some(part_id) = self.part_of(&call.id) else { continue };
+            let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+            let why = if cancelled {
+                super::execute::CANCELLED
+            } else {
+                "Not run: the model's response broke off before it was complete."
+            };
+            let data = parts::tool_error(&call.id, &call.name, &input, (now, now), why, None);
+            self.rec.part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
+        }
+        for (id, name, raw) in self.acc.unfinished_calls() {
+            let Some(part_id) = self.part_of(&id) else { continue };
+            let mut meta = Map::new();
+            meta.insert("raw".into(), json!(raw));
+            let why = "Not run: the model's response broke off while this call's arguments were still arriving.";
+            let data = parts::tool_error(&id, &name, &json!({}), (now, now), why, Some(meta));
+            self.rec.part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
+        }
+        Ok(())
+    }
+}

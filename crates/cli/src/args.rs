@@ -1,0 +1,124 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "strata",
+    version,
+    about = "A coding agent whose every capability is a typed service."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the agent on a message in a project.
+    Run(RunArgs),
+    /// Run one tool once, through the full wrapper.
+    Tool(ToolArgs),
+    /// List the tools a model sees, with their schemas.
+    Tools(ToolsArgs),
+    /// Stored sessions.
+    Session {
+        #[command(subcommand)]
+        command: SessionCommand,
+    },
+    /// Look inside Strata.
+    Debug {
+        #[command(subcommand)]
+        command: DebugCommand,
+    },
+}
+
+#[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    #[default]
+    Default,
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// `provider/model`, e.g. `openai/gpt-5` or `anthropic/claude-sonnet-4`.
+    #[arg(long, short)]
+    pub model: Option<String>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Allow every permission not denied by a rule.
+    #[arg(long)]
+    pub yes: bool,
+    /// Resume the last session in this directory.
+    #[arg(long, short = 'c', conflicts_with = "session")]
+    pub r#continue: bool,
+    /// Resume the session with this id.
+    #[arg(long, short)]
+    pub session: Option<String>,
+    /// Project directory (default: the current directory).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Most model steps in this run.
+    #[arg(long, default_value_t = 50)]
+    pub max_steps: u32,
+    /// The message.
+    #[arg(required = true)]
+    pub message: Vec<String>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ToolArgs {
+    /// The tool's id, e.g. `read`.
+    pub name: String,
+    /// The arguments as JSON, e.g. '{"filePath":"src/main.rs"}'.
+    #[arg(default_value = "{}")]
+    pub args: String,
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Allow every permission not denied by a rule.
+    #[arg(long)]
+    pub yes: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ToolsArgs {
+    /// The model the surface is for (patch models get `apply_patch`).
+    #[arg(long, default_value = "anthropic/claude-sonnet-4")]
+    pub model: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SessionCommand {
+    /// Sessions, newest first.
+    List {
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// A session's messages.
+    Show { id: String },
+    /// A session as JSON.
+    Export { id: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DebugCommand {
+    /// Every service node with its key, tier and dependencies.
+    Graph {
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Leave out the node with this key, to see what would then be missing.
+        #[arg(long, value_name = "KEY")]
+        without: Vec<String>,
+    },
+}

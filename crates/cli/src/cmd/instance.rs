@@ -1,0 +1,30 @@
+//! Starting the runtime and one instance for a command.
+
+use std::path::PathBuf;
+
+use strata_registry::{Instance, Runtime};
+
+/// The project directory: `--dir`, else the current directory.
+pub fn project_dir(dir: Option<PathBuf>) -> Result<PathBuf, String> {
+    match dir {
+        Some(d) => Ok(d),
+        None => std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory ({e}); pass --dir")),
+    }
+}
+
+/// The production runtime and an instance for `dir`, or a message saying what failed.
+pub async fn open(dir: Option<PathBuf>) -> Result<(Runtime, Instance), String> {
+    let dir = project_dir(dir)?;
+    let runtime = Runtime::start(strata_registry::production())
+        .await
+        .map_err(|e| e.to_string())?;
+    let instance = runtime.instance(&dir).await.map_err(|e| e.to_string())?;
+    Ok((runtime, instance))
+}
+
+/// Disposes the instance, then the runtime.
+pub async fn close(runtime: Runtime, instance: Instance) {
+    instance.dispose().await;
+    runtime.shutdown().await;
+}

@@ -1,0 +1,22 @@
+//! One module per command; each returns the process exit code (0 ok, 1 failed, 2 usage).
+
+mod debug;
+mod instance;
+mod run;
+mod session;
+mod tool;
+mod tools;
+
+use crate::args::{Cli, Command, DebugCommand};
+
+pub async fn dispatch(cli: Cli) -> u8 {
+    match cli.command {
+        Command::Run(args) => run::run(args).await,
+        Command::Tool(args) => tool::tool(args).await,
+        Command::Tools(args) => tools::tools(args).await,
+        Command::Session { command } => session::session(command).await,
+        Command::Debug {
+            command: DebugCommand::Graph { dir, without },
+        } => debug::graph(dir, without).await,
+    }
+}

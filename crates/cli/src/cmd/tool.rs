@@ -1,0 +1,97 @@
+//! `strata tool NAME 'JSON'`: one tool, once, through the full wrapper, as a one-shot session.
+//! Read-before-edit is off here: a person at the command line knows what they edit.
+
+use serde_json::json;
+use strata_registry::ToolRegistry;
+use strata_registry::rules::agent_ruleset;
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
+use strata_services::permission::Permission;
+use strata_tools::ToolCx;
+
+use super::instance;
+use crate::args::{Format, ToolArgs};
+use crate::ask::{AskMode, spawn_responder};
+
+pub async fn tool(args: ToolArgs) -> u8 {
+    if serde_json::from_str::<serde_json::Value>(&args.args).is_err() {
+        eprintln!(
+            "strata: the arguments are not valid JSON: {}\nPass them as one quoted JSON object, \
+             e.g. '{{\"filePath\":\"README.md\"}}'.",
+            args.args
+        );
+        return 2;
+    }
+    let (runtime, inst) = match instance::open(args.dir.clone()).await {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
+    let code = run_once(&inst, &args).await;
+    instance::close(runtime, inst).await;
+    code
+}
+
+async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
+    let services = (
+        inst.get::<ToolRegistry>(),
+        inst.get::<Permission>(),
+        inst.get::<Config>(),
+        inst.get::<RuntimeFlags>(),
+    );
+    let (Ok(registry), Ok(permission), Ok(config), Ok(flags)) = services else {
+        eprintln!("strata: the instance is missing a core service; run `strata debug graph`");
+        return 1;
+    };
+    let Some(tool) = registry.get(&args.name) else {
+        eprintln!(
+            "strata: there is no tool named `{}`. Available: {}",
+            args.name,
+            registry.ids().join(", ")
+        );
+        return 2;
+    };
+    let ruleset = match agent_ruleset("build", &config, &flags) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
+    let responder = spawn_responder(permission.clone(), AskMode::from_flags(args.yes));
+    let session = format!("ses_cli_{}", std::process::id());
+    let cx = ToolCx::builder(session)
+        .agent("build")
+        .read_before_edit(false)
+        .permission(permission, ruleset)
+        .build();
+    let result = tool.call(args.args.clone(), cx).await;
+    responder.abort();
+    match (result, args.format) {
+        (Ok(r), Format::Json) => {
+            println!("{}", json!(r));
+            0
+        }
+        (Ok(r), Format::Default) => {
+            println!("{}", r.output);
+            for a in &r.attachments {
+                eprintln!(
+                    "(attachment: {}, {} bytes as a data URL)",
+                    a.mime,
+                    a.url.len()
+                );
+            }
+            0
+        }
+        (Err(e), Format::Json) => {
+            println!("{}", json!({"error": e.to_string()}));
+            1
+        }
+        (Err(e), Format::Default) => {
+            eprintln!("{e}");
+            1
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! `strata tools`: the tool surface a model sees, with each tool's schema.
+
+use serde_json::json;
+use strata_registry::rules::agent_ruleset;
+use strata_registry::{SurfaceSpec, ToolRegistry};
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
+
+use super::instance;
+use crate::args::{Format, ToolsArgs};
+
+pub async fn tools(args: ToolsArgs) -> u8 {
+    let (runtime, inst) = match instance::open(args.dir).await {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
+    let code = match list(&inst, &args.model, args.format) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            1
+        }
+    };
+    instance::close(runtime, inst).await;
+    code
+}
+
+fn list(inst: &strata_registry::Instance, model: &str, format: Format) -> Result<(), String> {
+    let registry = inst.get::<ToolRegistry>().map_err(|e| e.to_string())?;
+    let config = inst.get::<Config>().map_err(|e| e.to_string())?;
+    let flags = inst.get::<RuntimeFlags>().map_err(|e| e.to_string())?;
+    let ruleset = agent_ruleset("build", &config, &flags).map_err(|e| e.to_string())?;
+    let spec = SurfaceSpec {
+        model: model.to_string(),
+        plan_mode: false,
+        ruleset,
+    };
+    let surface = registry.surface(&spec);
+    match format {
+        Format::Json => {
+            let tools: Vec<_> = surface
+                .iter()
+                .map(|t| {
+                    json!({
+                        "id": t.id,
+                        "description": t.description,
+                        "parameters": *t.schema,
+                        "effects": t.effects,
+                    })
+                })
+                .collect();
+            let out = json!({"model": model, "tools": tools});
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
+            );
+        }
+        Format::Default => {
+            for t in surface {
+                let first = t.description.lines().next().unwrap_or_default();
+                println!("{:<12} {first}", t.id);
+            }
+        }
+    }
+    Ok(())
+}

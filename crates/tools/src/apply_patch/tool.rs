@@ -1,0 +1,309 @@
+//! The `apply_patch` tool: verify the whole patch against the files, ask once, then write it
+//! all or nothing (spec §4.3, §18 d).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use strata_services::bus::{Bus, WatchKind};
+use strata_services::file_time::FileTime;
+use strata_services::fs::{FileKind, FsUtil};
+use strata_services::instance::InstanceInfo;
+
+use super::parse::{Section, parse_patch};
+use super::seek::apply_chunks;
+use super::write::{Change, ChangeKind, write_all};
+use crate::common::external::{self, Kind};
+use crate::common::filewrite::{MAX_EDIT_BYTES, after_write};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::diff::{line_counts, unified_diff};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplyPatchParams {
+    /// The whole patch, from `*** Begin Patch` to `*** End Patch`.
+    pub patch_text: String,
+}
+
+pub struct ApplyPatch {
+    info: InstanceInfo,
+    fs: FsUtil,
+    file_time: FileTime,
+    bus: Bus,
+}
+
+impl Tool for ApplyPatch {
+    const ID: &'static str = "apply_patch";
+    const EFFECTS: Effects = Effects::WRITES;
+    type Params = ApplyPatchParams;
+    type Deps = (InstanceInfo, FsUtil, FileTime, Bus);
+
+    fn init((info, fs, file_time, bus): Self::Deps) -> Self {
+        ApplyPatch {
+            info,
+            fs,
+            file_time,
+            bus,
+        }
+    }
+
+    fn description(&self) -> String {
+        include_str!("description.md").to_string()
+    }
+
+    async fn execute(&self, p: ApplyPatchParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
+        if p.patch_text.trim().is_empty() {
+            return Err(ToolError::model(
+                "`patchText` is missing or empty. Send the whole patch, from `*** Begin Patch` \
+                 to `*** End Patch`.",
+            ));
+        }
+        let patch = parse_patch(&p.patch_text)
+            .map_err(|e| ToolError::model(format!("The patch was refused as malformed: {e}")))?;
+        if patch.sections.is_empty() {
+            return Err(ToolError::model(
+                "The patch is empty: it has no Add, Update or Delete section, so nothing was \
+                 changed.",
+            ));
+        }
+        let changes = self.verify(&patch.sections, &cx).await?;
+        let patterns: Vec<String> = changes
+            .iter()
+            .map(|c| self.info.relative(&c.path))
+            .collect();
+        let diff_all: String = changes.iter().map(|c| format!("{}\n", c.diff)).collect();
+        let files: Vec<Value> = changes.iter().map(|c| self.file_json(c)).collect();
+        cx.ask(
+            Ask::new("edit", patterns.clone(), vec!["*".into()]).metadata(json!({
+                "filepath": patterns.join(", "),
+                "diff": diff_all,
+                "files": files,
+            })),
+        )
+        .await?;
+        let _locks = self.lock_all(&changes).await;
+        write_all(&self.fs, &changes)
+            .await
+            .map_err(ToolError::model)?;
+        let mut summary = vec!["Success. The patch changed these files:".to_string()];
+        for c in &changes {
+            let (letter, shown) = match c.kind {
+                ChangeKind::Add => ("A", &c.path),
+                ChangeKind::Delete => ("D", &c.path),
+                ChangeKind::Update => ("M", &c.path),
+                ChangeKind::Move => ("M", c.move_to.as_ref().unwrap_or(&c.path)),
+            };
+            summary.push(format!("{letter} {}", self.info.relative(shown)));
+            self.publish(&cx, c).await;
+        }
+        let output = summary.join("\n");
+        Ok(ToolResult::new(output.clone(), output)
+            .meta("diff", diff_all)
+            .meta("files", files)
+            .meta("diagnostics", json!({})))
+    }
+}
+
+impl ApplyPatch {
+    /// Computes every section's result against a virtual view of the files (later sections
+    /// see earlier ones), before anything is written.
+    async fn verify(&self, sections: &[Section], cx: &ToolCx) -> Result<Vec<Change>, ToolError> {
+        let mut view: HashMap<PathBuf, Option<String>> = HashMap::new();
+        let mut changes = Vec::new();
+        for section in sections {
+            match section {
+                Section::Add { path, content } => {
+                    let path = self.info.resolve(path);
+                    external::check(cx, &self.info, &self.fs, &path, Kind::File).await?;
+                    let old = self.current(&view, &path).await?;
+                    if self.is_dir(&path).await {
+                        return Err(ToolError::model(format!(
+                            "The patch was refused: {} is a directory, so it cannot be added \
+                             as a file. Nothing was changed.",
+                            path.display()
+                        )));
+                    }
+                    view.insert(path.clone(), Some(content.clone()));
+                    changes.push(Change::new(
+                        ChangeKind::Add,
+                        path,
+                        None,
+                        old,
+                        Some(content.clone()),
+                    ));
+                }
+                Section::Delete { path } => {
+                    let path = self.info.resolve(path);
+                    external::check(cx, &self.info, &self.fs, &path, Kind::File).await?;
+                    let old = self.existing_file(&view, &path, "delete").await?;
+                    view.insert(path.clone(), None);
+                    changes.push(Change::new(ChangeKind::Delete, path, None, Some(old), None));
+                }
+                Section::Update {
+                    path,
+                    move_to,
+                    chunks,
+                } => {
+                    let path = self.info.resolve(path);
+                    external::check(cx, &self.info, &self.fs, &path, Kind::File).await?;
+                    let old = self.existing_file(&view, &path, "update").await?;
+                    let shown = path.to_string_lossy();
+                    let new = apply_chunks(&old, chunks, &shown)
+                        .map_err(|e| ToolError::model(format!("The patch was refused: {e}")))?;
+                    match move_to {
+                        Some(dest) => {
+                            let dest = self.info.resolve(dest);
+                            external::check(cx, &self.info, &self.fs, &dest, Kind::File).await?;
+                            view.insert(path.clone(), None);
+                            view.insert(dest.clone(), Some(new.clone()));
+                            changes.push(Change::new(
+                                ChangeKind::Move,
+                                path,
+                                Some(dest),
+                                Some(old),
+                                Some(new),
+                            ));
+                        }
+                        None => {
+                            view.insert(path.clone(), Some(new.clone()));
+                            changes.push(Change::new(
+                                ChangeKind::Update,
+                                path,
+                                None,
+                                Some(old),
+                                Some(new),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(changes)
+    }
+
+    async fn is_dir(&self, path: &Path) -> bool {
+        matches!(self.fs.stat(path).await, Ok(Some(m)) if m.kind == FileKind::Dir)
+    }
+
+    /// The file's text as the patch sees it so far (`None` when absent).
+    async fn current(
+        &self,
+        view: &HashMap<PathBuf, Option<String>>,
+        path: &Path,
+    ) -> Result<Option<String>, ToolError> {
+        if let Some(v) = view.get(path) {
+            return Ok(v.clone());
+        }
+        match self.fs.stat(path).await {
+            Ok(Some(m)) if m.kind == FileKind::File => {
+                let bytes = self
+                    .fs
+                    .read(path, MAX_EDIT_BYTES)
+                    .await
+                    .map_err(|e| ToolError::model(e.to_string()))?;
+                Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    async fn existing_file(
+        &self,
+        view: &HashMap<PathBuf, Option<String>>,
+        path: &Path,
+        verb: &str,
+    ) -> Result<String, ToolError> {
+        if !view.contains_key(path) && self.is_dir(path).await {
+            return Err(ToolError::model(format!(
+                "The patch was refused: cannot {verb} {} because it is a directory, not a \
+                 regular file. Nothing was changed.",
+                path.display()
+            )));
+        }
+        self.current(view, path).await?.ok_or_else(|| {
+            ToolError::model(format!(
+                "The patch was refused: cannot {verb} {} because it does not exist. Check the \
+                 path, or use `*** Add File:` to create it. Nothing was changed.",
+                path.display()
+            ))
+        })
+    }
+
+    fn file_json(&self, c: &Change) -> Value {
+        let relative = self.info.relative(c.move_to.as_ref().unwrap_or(&c.path));
+        let mut v = json!({
+            "filePath": c.path.to_string_lossy(),
+            "relativePath": relative,
+            "type": c.kind.as_str(),
+            "patch": c.diff,
+            "additions": c.additions,
+            "deletions": c.deletions,
+        });
+        if let Some(dest) = &c.move_to {
+            v["movePath"] = json!(dest.to_string_lossy());
+        }
+        v
+    }
+
+    async fn lock_all(&self, changes: &[Change]) -> Vec<tokio::sync::OwnedMutexGuard<()>> {
+        let mut paths: Vec<PathBuf> = changes
+            .iter()
+            .flat_map(|c| std::iter::once(c.path.clone()).chain(c.move_to.clone()))
+            .collect();
+        paths.sort();
+        paths.dedup();
+        let mut guards = Vec::new();
+        for p in paths {
+            let real = self.fs.resolve_real(&p).await;
+            guards.push(self.file_time.lock(&real).await);
+        }
+        guards
+    }
+
+    async fn publish(&self, cx: &ToolCx, c: &Change) {
+        let (fs, ft, bus) = (&self.fs, &self.file_time, &self.bus);
+        match c.kind {
+            ChangeKind::Add => after_write(cx, ft, fs, bus, &c.path, WatchKind::Add).await,
+            ChangeKind::Update => after_write(cx, ft, fs, bus, &c.path, WatchKind::Change).await,
+            ChangeKind::Delete => after_write(cx, ft, fs, bus, &c.path, WatchKind::Unlink).await,
+            ChangeKind::Move => {
+                after_write(cx, ft, fs, bus, &c.path, WatchKind::Unlink).await;
+                if let Some(dest) = &c.move_to {
+                    after_write(cx, ft, fs, bus, dest, WatchKind::Add).await;
+                }
+            }
+        }
+    }
+}
+
+impl Change {
+    fn new(
+        kind: ChangeKind,
+        path: PathBuf,
+        move_to: Option<PathBuf>,
+        old: Option<String>,
+        new: Option<String>,
+    ) -> Self {
+        let strip = |s: &Option<String>| {
+            s.as_deref()
+                .unwrap_or_default()
+                .trim_start_matches('\u{FEFF}')
+                .replace("\r\n", "\n")
+        };
+        let (before, after) = (strip(&old), strip(&new));
+        let shown = path.to_string_lossy().into_owned();
+        let diff = unified_diff(&shown, &before, &after);
+        let (additions, deletions) = line_counts(&before, &after);
+        Change {
+            kind,
+            path,
+            move_to,
+            new,
+            diff,
+            additions,
+            deletions,
+        }
+    }
+}

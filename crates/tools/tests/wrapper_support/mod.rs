@@ -1,0 +1,104 @@
+//! Helpers shared by the read, glob, grep, invalid and wrapper test files: snapshot redaction,
+//! explicit mtimes, a plan-agent ruleset, and raw calls through the registry's wrapper.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use strata_registry::ToolRegistry;
+use strata_services::flags::RuntimeFlags;
+use strata_services::permission::{Action, Rule, Ruleset, default_rules};
+use strata_testkit::TestInstance;
+use strata_tools::{ToolCx, ToolError, ToolResult};
+
+/// Insta settings whose filters turn this instance's temporary paths into stable tokens:
+/// the project directory → `[DIR]`, its parent (holding `outside`, `data`, …) → `[ROOT]`,
+/// saved-output ids → `tool_[ID]`. Use as `redacted(&t).bind(|| assert_snapshot!(..))`.
+pub fn redacted(t: &TestInstance) -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.add_filter(&regex::escape(&t.dir().to_string_lossy()), "[DIR]");
+    s.add_filter(&regex::escape(&root(t).to_string_lossy()), "[ROOT]");
+    s.add_filter(r"tool_[0-9a-zA-Z]{26}", "tool_[ID]");
+    s
+}
+
+/// The temporary directory holding the project; everything in it but the project (and the
+/// data dir's saved outputs) is outside the project.
+pub fn root(t: &TestInstance) -> PathBuf {
+    t.dir()
+        .parent()
+        .expect("the project has a parent")
+        .to_path_buf()
+}
+
+/// Writes a file outside the project (under [`root`]), creating parents.
+pub fn write_outside(t: &TestInstance, rel: &str, content: &str) -> PathBuf {
+    let path = root(t).join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+/// A fixed point in time plus `secs`, for explicit mtimes.
+pub fn at(secs: u64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs)
+}
+
+/// Sets a file's modification time.
+pub fn set_mtime(path: &Path, time: SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("open {} to set its mtime: {e}", path.display()))
+        .set_modified(time)
+        .unwrap();
+}
+
+/// The plan agent's rules as spec §0.5 states them: defaults, then its own additions. The
+/// parts that matter here (the `read` rules for `.env` files) come from the defaults.
+pub fn plan_ruleset(t: &TestInstance) -> Ruleset {
+    let flags = t.get::<RuntimeFlags>();
+    let mut rules = default_rules(
+        &flags.tool_output_dir(),
+        &flags.temp_dir.join("strata"),
+        &[],
+    );
+    rules.extend([
+        Rule::new("question", "*", Action::Allow),
+        Rule::new("plan_exit", "*", Action::Allow),
+        Rule::new("edit", "*", Action::Deny),
+    ]);
+    rules
+}
+
+/// Calls a tool with raw argument text (which need not be JSON) through the full wrapper.
+pub async fn call_raw(
+    t: &TestInstance,
+    tool: &str,
+    input: &str,
+    cx: ToolCx,
+) -> Result<ToolResult, ToolError> {
+    let registry = t.get::<ToolRegistry>();
+    let tool = registry.get(tool).expect("tool registered");
+    tool.call(input, cx).await
+}
+
+/// The `‹n›: ‹text›` lines of a read page.
+pub fn content_lines(output: &str) -> Vec<&str> {
+    let start = output.find("<content>\n").expect("a <content> block") + "<content>\n".len();
+    let end = output.find("\n\n(").expect("a footer");
+    if end < start {
+        return Vec::new();
+    }
+    output[start..end].lines().collect()
+}
+
+/// The footer line of a read page or listing (the last parenthesised line).
+pub fn footer(output: &str) -> &str {
+    output
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('('))
+        .expect("a footer line")
+}
