@@ -44,7 +44,10 @@ async fn a_multi_step_session_reads_edits_and_answers() {
             assert_eq!(requests[0]["model"], "scripted-model");
             let first = &requests[0]["messages"];
             assert_eq!(first[0]["role"], "system");
-            assert_eq!(first[1], json!({"role": "user", "content": "change old to new in notes.txt"}));
+            assert_eq!(
+                first[1],
+                json!({"role": "user", "content": "change old to new in notes.txt"})
+            );
             let r1 = tool_results(&requests[1]);
             assert_eq!(r1.len(), 1);
             assert_eq!(r1[0].0, "c1");
@@ -84,13 +87,18 @@ async fn a_multi_step_session_reads_edits_and_answers() {
             assert_eq!(finish["reason"], "stop");
             assert_eq!(all[1].1[3].data["reason"], "tool-calls");
             assert_eq!(all[3].0.data["finish"], "stop");
-            assert_eq!(store.session(&ran.session_id).unwrap().title, "change old to new in notes.txt");
+            assert_eq!(
+                store.session(&ran.session_id).unwrap().title,
+                "change old to new in notes.txt"
+            );
             // The streamed text reached the front-end as deltas, too.
             let streamed: String = ran
                 .heard
                 .iter()
                 .filter_map(|e| match e {
-                    strata_agent::events::LoopEvent::TextDelta { delta, .. } => Some(delta.as_str()),
+                    strata_agent::events::LoopEvent::TextDelta { delta, .. } => {
+                        Some(delta.as_str())
+                    }
                     _ => None,
                 })
                 .collect();
@@ -111,15 +119,26 @@ async fn the_surface_and_its_schemas_are_sent_and_patch_models_get_apply_patch()
             run(&t, &patch, "hello").await;
             let requests = server.requests();
             let registry = t.get::<ToolRegistry>();
-            let ids: Vec<String> = plain.surface().unwrap().iter().map(|t| t.id.to_string()).collect();
+            let ids: Vec<String> = plain
+                .surface()
+                .unwrap()
+                .iter()
+                .map(|t| t.id.to_string())
+                .collect();
             assert_eq!(offered(&requests[0]), ids);
-            assert!(!ids.contains(&"invalid".to_string()), "invalid is never advertised");
+            assert!(
+                !ids.contains(&"invalid".to_string()),
+                "invalid is never advertised"
+            );
             assert!(ids.contains(&"read".to_string()) && ids.contains(&"grep".to_string()));
             for tool in requests[0]["tools"].as_array().unwrap() {
                 let name = tool["function"]["name"].as_str().unwrap();
                 let registered = registry.get(name).unwrap();
                 assert_eq!(tool["function"]["parameters"], *registered.schema, "{name}");
-                assert_eq!(tool["function"]["description"], registered.description.as_str());
+                assert_eq!(
+                    tool["function"]["description"],
+                    registered.description.as_str()
+                );
             }
             let gpt5 = offered(&requests[1]);
             assert!(!gpt5.contains(&"edit".to_string()) && !gpt5.contains(&"write".to_string()));
@@ -215,7 +234,10 @@ async fn continue_resumes_the_last_session_of_the_directory() {
             assert_eq!(second.session_id, first.session_id);
             assert_eq!(second.report.outcome, RunOutcome::Completed);
             let messages = server.requests()[2]["messages"].as_array().unwrap().clone();
-            let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+            let roles: Vec<&str> = messages
+                .iter()
+                .map(|m| m["role"].as_str().unwrap())
+                .collect();
             assert_eq!(
                 roles,
                 ["system", "user", "assistant", "tool", "assistant", "user"]

@@ -51,7 +51,10 @@ async fn concurrency_safe_calls_run_in_parallel() {
             assert_eq!(ran.report.outcome, RunOutcome::Completed);
             let store = store(&t);
             let tools = tool_parts(&store, &ran.session_id);
-            assert!(tools.iter().all(|p| p["state"]["status"] == "completed"), "{tools:?}");
+            assert!(
+                tools.iter().all(|p| p["state"]["status"] == "completed"),
+                "{tools:?}"
+            );
             let results = tool_results(&server.requests()[1]);
             let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
             assert_eq!(ids, ["c1", "c2", "c3"], "results keep the model's order");
@@ -78,7 +81,12 @@ async fn a_broken_stream_fails_its_calls_and_the_step_is_retried() {
             let tools = tool_parts(&store, &ran.session_id);
             assert_eq!(tools[0]["callID"], "c1");
             assert_eq!(tools[0]["state"]["status"], "error");
-            assert!(tools[0]["state"]["metadata"]["raw"].as_str().unwrap().starts_with("{\"file"));
+            assert!(
+                tools[0]["state"]["metadata"]["raw"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("{\"file")
+            );
             assert_eq!(tools[1]["state"]["status"], "completed");
             let messages = store.messages(&ran.session_id).unwrap();
             let broken = &messages[1].0.data;
@@ -118,7 +126,10 @@ async fn without_retries_left_a_failure_ends_the_run_with_an_error_event() {
             let RunOutcome::Failed { error } = &ran.report.outcome else {
                 panic!("{:?}", ran.report.outcome);
             };
-            assert!(error.contains("503") && error.contains("still busy"), "{error}");
+            assert!(
+                error.contains("503") && error.contains("still busy"),
+                "{error}"
+            );
             assert_eq!(server.requests().len(), 2);
             let store = store(&t);
             let errs = errors(&store, &ran.session_id);
@@ -151,7 +162,10 @@ async fn cancelling_marks_the_running_tool_and_withdraws_its_ask() {
                 press_ctrl_c
             );
             assert_eq!(ran.report.outcome, RunOutcome::Cancelled);
-            assert!(t.get::<Permission>().pending().is_empty(), "the ask is withdrawn");
+            assert!(
+                t.get::<Permission>().pending().is_empty(),
+                "the ask is withdrawn"
+            );
             let store = store(&t);
             let tools = tool_parts(&store, &ran.session_id);
             assert_eq!(tools[0]["state"]["status"], "error");
@@ -216,7 +230,10 @@ async fn a_rule_that_denies_stops_the_turn() {
             assert_eq!(server.requests().len(), 1, "no step after a denial");
             assert!(t.asked().is_empty(), "a deny rule asks no one");
             let store = store(&t);
-            assert_eq!(tool_parts(&store, &ran.session_id)[0]["state"]["status"], "error");
+            assert_eq!(
+                tool_parts(&store, &ran.session_id)[0]["state"]["status"],
+                "error"
+            );
             assert_log_consistent(&store, &ran);
         })
         .await;
@@ -236,7 +253,11 @@ async fn a_rejection_with_feedback_goes_back_to_the_model() {
             let ran = run(&t, &runner, "read .env").await;
             assert_eq!(ran.report.outcome, RunOutcome::Completed);
             let results = tool_results(&server.requests()[1]);
-            assert!(results[0].1.contains("read README.md instead"), "{}", results[0].1);
+            assert!(
+                results[0].1.contains("read README.md instead"),
+                "{}",
+                results[0].1
+            );
             assert_log_consistent(&store(&t), &ran);
         })
         .await;
@@ -252,7 +273,11 @@ async fn the_fourth_identical_call_asks_doom_loop_permission() {
             let server = ModelServer::start(vec![same(), same(), same(), same()]);
             let runner = runner(&t, &server, MODEL, options());
             let ran = run(&t, &runner, "find txt files").await;
-            assert!(matches!(ran.report.outcome, RunOutcome::Stopped { .. }), "{:?}", ran.report.outcome);
+            assert!(
+                matches!(ran.report.outcome, RunOutcome::Stopped { .. }),
+                "{:?}",
+                ran.report.outcome
+            );
             let asks = t.asked_for("doom_loop");
             assert_eq!(asks.len(), 1, "only the fourth call asks");
             assert_eq!(asks[0].patterns, ["glob"]);

@@ -3,6 +3,7 @@
 mod args;
 mod ask;
 mod cmd;
+mod render;
 
 use std::process::ExitCode;
 

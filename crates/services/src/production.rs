@@ -67,4 +67,50 @@ mod tests {
         assert_eq!(keys.len(), n);
         assert!(keys.contains(&"FsUtil") && keys.contains(&"Permission"));
     }
+
+    #[tokio::test]
+    async fn permission_events_reach_the_bus() {
+        use crate::permission::{AskRequest, PermissionEvent, Reply};
+        use strata_graph::{Context, Scope};
+
+        let dir = tempfile::tempdir().unwrap();
+        let flags = RuntimeFlags::for_dirs(dir.path().join("data"), dir.path().join("cfg"));
+        let mut g = production();
+        g.replace::<RuntimeFlags>(Node::value(Tier::Global, flags)).unwrap();
+        let scope = Scope::new();
+        let global = g.tier(Tier::Global).build(&Context::new(), &scope).await.unwrap();
+        let base = global.with(InstanceSeed {
+            directory: dir.path().to_path_buf(),
+        });
+        let cx = g.tier(Tier::Instance).build(&base, &scope).await.unwrap();
+        let mut on_bus = cx.get::<Bus>().unwrap().subscribe::<PermissionEvent>();
+        let permission = cx.get::<Permission>().unwrap();
+        let asker = permission.clone();
+        let ask = tokio::spawn(async move {
+            asker
+                .ask(
+                    AskRequest {
+                        session_id: "s".into(),
+                        permission: "bash".into(),
+                        patterns: vec!["ls".into()],
+                        always: vec!["ls *".into()],
+                        metadata: serde_json::json!({}),
+                        tool: None,
+                        ruleset: vec![],
+                    },
+                    tokio_util::sync::CancellationToken::new(),
+                )
+                .await
+        });
+        let event = tokio::time::timeout(std::time::Duration::from_secs(5), on_bus.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        let PermissionEvent::Asked(req) = event else {
+            panic!("expected an asked event, got {event:?}");
+        };
+        permission.reply(&req.id, Reply::Once).unwrap();
+        ask.await.unwrap().unwrap();
+        scope.close().await;
+    }
 }

@@ -3,13 +3,11 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use strata_services::bus::{Bus, WatchKind};
-use strata_services::file_time::FileTime;
-use strata_services::fs::{FileKind, FsUtil};
-use strata_services::instance::InstanceInfo;
+use strata_services::bus::WatchKind;
+use strata_services::fs::FileKind;
 
 use crate::common::external::{self, Kind};
-use crate::common::filewrite::{after_write, check_fresh, read_text};
+use crate::common::filewrite::{Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
 use crate::diff::unified_diff;
 
@@ -26,24 +24,18 @@ pub struct WriteParams {
 }
 
 pub struct Write {
-    info: InstanceInfo,
-    fs: FsUtil,
-    file_time: FileTime,
-    bus: Bus,
+    w: Writer,
 }
 
 impl Tool for Write {
     const ID: &'static str = "write";
     const EFFECTS: Effects = Effects::WRITES;
     type Params = WriteParams;
-    type Deps = (InstanceInfo, FsUtil, FileTime, Bus);
+    type Deps = WriterDeps;
 
-    fn init((info, fs, file_time, bus): Self::Deps) -> Self {
+    fn init(deps: Self::Deps) -> Self {
         Write {
-            info,
-            fs,
-            file_time,
-            bus,
+            w: Writer::new(deps),
         }
     }
 
@@ -57,12 +49,13 @@ impl Tool for Write {
                 "`filePath` is missing or empty. Give the path of the file to write.",
             ));
         }
-        let path = self.info.resolve(&p.file_path);
-        let title = self.info.relative(&path);
-        external::check(&cx, &self.info, &self.fs, &path, Kind::File).await?;
-        let real = self.fs.resolve_real(&path).await;
-        let _lock = self.file_time.lock(&real).await;
+        let path = self.w.info.resolve(&p.file_path);
+        let title = self.w.info.relative(&path);
+        external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
+        let real = self.w.fs.resolve_real(&path).await;
+        let _lock = self.w.file_time.lock(&real).await;
         let stat = self
+            .w
             .fs
             .stat(&path)
             .await
@@ -75,8 +68,8 @@ impl Tool for Write {
             )));
         }
         let old = if exists {
-            check_fresh(&cx, &self.file_time, &self.fs, &path).await?;
-            read_text(&self.fs, &path).await?
+            self.w.check_fresh(&cx, &path).await?;
+            self.w.read_text(&path).await?
         } else {
             String::new()
         };
@@ -96,7 +89,8 @@ impl Tool for Write {
                 .metadata(json!({"filepath": shown, "diff": diff})),
         )
         .await?;
-        self.fs
+        self.w
+            .fs
             .write_atomic(&path, content.as_bytes())
             .await
             .map_err(|e| ToolError::model(e.to_string()))?;
@@ -105,7 +99,7 @@ impl Tool for Write {
         } else {
             WatchKind::Add
         };
-        after_write(&cx, &self.file_time, &self.fs, &self.bus, &path, kind).await;
+        self.w.after_write(&cx, &path, kind).await;
         Ok(ToolResult::new(title, "Wrote the file successfully.")
             .meta("diagnostics", json!({}))
             .meta("filepath", shown)

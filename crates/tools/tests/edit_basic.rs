@@ -42,7 +42,12 @@ async fn empty_old_string_creates_a_missing_file() {
             assert_eq!(asks[0].patterns, ["fresh.txt"]);
             assert_eq!(asks[0].always, ["*"]);
             assert_eq!(asks[0].metadata["filepath"], path.to_str().unwrap());
-            assert!(asks[0].metadata["diff"].as_str().unwrap().contains("+hello there"));
+            assert!(
+                asks[0].metadata["diff"]
+                    .as_str()
+                    .unwrap()
+                    .contains("+hello there")
+            );
         })
         .await;
 }
@@ -179,7 +184,10 @@ async fn missing_file_is_not_found() {
                 )
                 .await,
             );
-            assert_mentions(&msg, &[t.path("nope.txt").to_str().unwrap(), "does not exist"]);
+            assert_mentions(
+                &msg,
+                &[t.path("nope.txt").to_str().unwrap(), "does not exist"],
+            );
             assert!(!t.path("nope.txt").exists());
         })
         .await;
@@ -439,6 +447,31 @@ async fn a_rejected_ask_changes_nothing() {
                 .unwrap_err();
             assert!(err.stops_turn(), "{err:?}");
             assert_eq!(text(&t, "keep.txt"), "original\n");
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn running_metadata_streams_the_diff() {
+    TestInstance::builder()
+        .file("s.txt", "before\n")
+        .run(|t| async move {
+            let (tx, mut rx) =
+                tokio::sync::mpsc::unbounded_channel::<strata_tools::contract::MetadataUpdate>();
+            let cx = t.cx().read_before_edit(false).metadata_sink(tx).build();
+            let r = t
+                .call_with(
+                    "edit",
+                    json!({"filePath": "s.txt", "oldString": "before", "newString": "after"}),
+                    cx,
+                )
+                .await
+                .unwrap();
+            let update = rx.try_recv().expect("one running-metadata update");
+            assert_eq!(update.call_id, "call_test");
+            assert_eq!(update.metadata["diff"], r.metadata["diff"]);
+            assert_eq!(update.metadata["filediff"], r.metadata["filediff"]);
+            assert_eq!(update.metadata["diagnostics"], json!({}));
         })
         .await;
 }

@@ -124,6 +124,10 @@ async fn replace_all_of_multi_line_blocks() {
             true,
         )
         .await;
-        assert_eq!(got, to(&format!("{updated}\n{updated}\n"), file), "{file:?}");
+        assert_eq!(
+            got,
+            to(&format!("{updated}\n{updated}\n"), file),
+            "{file:?}"
+        );
     }
 }

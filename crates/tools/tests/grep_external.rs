@@ -61,7 +61,7 @@ async fn outside_directory_asks_for_the_directory_itself() {
             let asks = t.asked_for("external_directory");
             assert_eq!(asks.len(), 1);
             let glob = format!("{}/*", dir.display());
-            assert_eq!(asks[0].patterns, [glob.clone()]);
+            assert_eq!(asks[0].patterns, [glob.as_str()]);
             assert_eq!(asks[0].always, [glob]);
         })
         .await;

@@ -28,7 +28,7 @@ async fn file_outside_the_project_asks_for_its_directory_once() {
             let asks = t.asked_for("external_directory");
             assert_eq!(asks.len(), 1, "{asks:?}");
             let glob = format!("{}/*", outer.display());
-            assert_eq!(asks[0].patterns, [glob.clone()]);
+            assert_eq!(asks[0].patterns, [glob.as_str()]);
             assert_eq!(asks[0].always, [glob]);
             assert_eq!(
                 asks[0].metadata,

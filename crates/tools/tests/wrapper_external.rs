@@ -66,7 +66,7 @@ async fn dot_dot_segments_are_normalised_into_one_canonical_glob() {
             let asks = t.asked_for("external_directory");
             assert_eq!(asks.len(), 1);
             let glob = format!("{}/*", outer.display());
-            assert_eq!(asks[0].patterns, [glob.clone()]);
+            assert_eq!(asks[0].patterns, [glob.as_str()]);
             assert_eq!(asks[0].always, [glob]);
             assert_eq!(
                 asks[0].metadata["filepath"],

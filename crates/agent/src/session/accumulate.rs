@@ -194,7 +194,10 @@ mod tests {
                 },
             ]
         );
-        assert!(a.ready_calls().is_empty(), "not runnable before it is ready");
+        assert!(
+            a.ready_calls().is_empty(),
+            "not runnable before it is ready"
+        );
         assert_eq!(
             a.unfinished_calls(),
             vec![("c1".into(), "read".into(), "{\"filePath\":\"a\"}".into())]
@@ -206,7 +209,11 @@ mod tests {
         )));
         assert_eq!(
             ready,
-            vec![Change::CallReady(call("c1", "read", "{\"filePath\":\"a\"}"))]
+            vec![Change::CallReady(call(
+                "c1",
+                "read",
+                "{\"filePath\":\"a\"}"
+            ))]
         );
         let fin = a.push(StreamEvent::Finish {
             reason: FinishReason::ToolCalls,

@@ -49,7 +49,9 @@ pub struct Prepared {
 
 impl Prepared {
     pub fn concurrency_safe(&self) -> bool {
-        self.tool.as_ref().is_some_and(|t| t.effects.concurrency_safe)
+        self.tool
+            .as_ref()
+            .is_some_and(|t| t.effects.concurrency_safe)
     }
 }
 
@@ -72,7 +74,11 @@ pub fn prepare(env: &CallEnv<'_>, message_id: &str, part_id: &str, call: &ToolCa
     let find = |name: &str| env.surface.iter().find(|t| t.id == name).cloned();
     let found = find(&call.name).or_else(|| find(&call.name.to_lowercase()));
     let (tool, name, arguments) = match found {
-        Some(tool) => (Some(tool.clone()), tool.id.to_string(), call.arguments.clone()),
+        Some(tool) => (
+            Some(tool.clone()),
+            tool.id.to_string(),
+            call.arguments.clone(),
+        ),
         None => {
             let available: Vec<&str> = env.surface.iter().map(|t| t.id).collect();
             let error = format!(
@@ -105,7 +111,13 @@ pub fn refuse(env: &CallEnv<'_>, p: &Prepared, error: &str) -> Result<CallOutcom
     Ok(outcome(p, error.to_string(), true, false, false))
 }
 
-fn outcome(p: &Prepared, output: String, is_error: bool, halts: bool, cancelled: bool) -> CallOutcome {
+fn outcome(
+    p: &Prepared,
+    output: String,
+    is_error: bool,
+    halts: bool,
+    cancelled: bool,
+) -> CallOutcome {
     CallOutcome {
         call_id: p.call_id.clone(),
         name: p.name.clone(),
@@ -132,7 +144,11 @@ pub async fn execute(env: &CallEnv<'_>, p: Prepared) -> Result<CallOutcome, Stor
         return cancelled(env, &p, now_ms());
     }
     let Some(tool) = p.tool.clone() else {
-        return refuse(env, &p, "No tool can answer this call: `invalid` is not registered.");
+        return refuse(
+            env,
+            &p,
+            "No tool can answer this call: `invalid` is not registered.",
+        );
     };
     let start = now_ms();
     let running = parts::tool_running(&p.call_id, &p.name, &p.input, start, None, None);
@@ -192,7 +208,14 @@ async fn ask_doom_loop(env: &CallEnv<'_>, p: &Prepared) -> Result<(), ToolError>
 fn cancelled(env: &CallEnv<'_>, p: &Prepared, start: i64) -> Result<CallOutcome, StoreError> {
     let mut meta = Map::new();
     meta.insert("cancelled".into(), json!(true));
-    let data = parts::tool_error(&p.call_id, &p.name, &p.input, (start, now_ms()), CANCELLED, Some(meta));
+    let data = parts::tool_error(
+        &p.call_id,
+        &p.name,
+        &p.input,
+        (start, now_ms()),
+        CANCELLED,
+        Some(meta),
+    );
     env.recorder
         .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
     Ok(outcome(p, CANCELLED.to_string(), true, false, true))
@@ -226,7 +249,8 @@ fn finish(
                 other => other.stops_turn(),
             };
             let message = e.to_string();
-            let data = parts::tool_error(&p.call_id, &p.name, &p.input, (start, end), &message, None);
+            let data =
+                parts::tool_error(&p.call_id, &p.name, &p.input, (start, end), &message, None);
             env.recorder
                 .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
             Ok(outcome(p, message, true, halts, false))

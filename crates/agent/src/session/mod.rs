@@ -99,11 +99,13 @@ pub fn open_session(
 ) -> Result<Session, RunError> {
     match target {
         SessionTarget::New => Ok(store.create_session(dir, None)?),
-        SessionTarget::Continue => store
-            .last_session(dir)?
-            .ok_or_else(|| RunError::NothingToContinue {
-                dir: dir.to_path_buf(),
-            }),
+        SessionTarget::Continue => {
+            store
+                .last_session(dir)?
+                .ok_or_else(|| RunError::NothingToContinue {
+                    dir: dir.to_path_buf(),
+                })
+        }
         SessionTarget::Id(id) => Ok(store.session(id)?),
     }
 }

@@ -41,9 +41,9 @@ impl Recorder {
     }
 
     pub fn message(&self, role: Role, data: Value) -> Result<Message, StoreError> {
-        let (message, event) = self
-            .store
-            .append_message_with_event(&self.session_id, role, data)?;
+        let (message, event) =
+            self.store
+                .append_message_with_event(&self.session_id, role, data)?;
         self.forward(event);
         Ok(message)
     }
@@ -64,13 +64,9 @@ impl Recorder {
         kind: &str,
         data: Value,
     ) -> Result<Part, StoreError> {
-        let (part, event) = self.store.upsert_part_with_event(
-            &self.session_id,
-            message_id,
-            part_id,
-            kind,
-            data,
-        )?;
+        let (part, event) =
+            self.store
+                .upsert_part_with_event(&self.session_id, message_id, part_id, kind, data)?;
         self.forward(event);
         Ok(part)
     }

@@ -135,7 +135,12 @@ impl Runner {
         }
         let now = now_ms();
         let user = rec.message(Role::User, parts::user_message(now, &opts.agent))?;
-        rec.part(&user.id, None, part_kinds::TEXT, parts::text(message, now, Some(now)))?;
+        rec.part(
+            &user.id,
+            None,
+            part_kinds::TEXT,
+            parts::text(message, now, Some(now)),
+        )?;
         rec.status(json!({"type": "busy"}))?;
 
         let ruleset = agent_ruleset(&opts.agent, &s.config, &s.flags)?;
@@ -199,7 +204,8 @@ impl Runner {
                 match &run.end {
                     StepEnd::Broken(e) if will_retry && e.retryable() && !cancel.is_cancelled() => {
                         attempt += 1;
-                        let status = json!({"type": "retry", "attempt": attempt, "message": e.to_string()});
+                        let status =
+                            json!({"type": "retry", "attempt": attempt, "message": e.to_string()});
                         rec.status(status)?;
                         tokio::select! {
                             () = tokio::time::sleep(opts.retry_delay * attempt) => {}
@@ -210,14 +216,23 @@ impl Runner {
                 }
             };
             let (reason, usage, calls, step_text) = match run.end {
-                StepEnd::Broken(e) if cancel.is_cancelled() || e == crate::provider::ProviderError::Cancelled => {
+                StepEnd::Broken(e)
+                    if cancel.is_cancelled() || e == crate::provider::ProviderError::Cancelled =>
+                {
                     break RunOutcome::Cancelled;
                 }
                 StepEnd::Broken(e) => {
                     rec.error(error_name(&e), &e.to_string())?;
-                    break RunOutcome::Failed { error: e.to_string() };
+                    break RunOutcome::Failed {
+                        error: e.to_string(),
+                    };
                 }
-                StepEnd::Finished { reason, usage, calls, text } => (reason, usage, calls, text),
+                StepEnd::Finished {
+                    reason,
+                    usage,
+                    calls,
+                    text,
+                } => (reason, usage, calls, text),
             };
             if !step_text.is_empty() {
                 text = step_text;
@@ -227,12 +242,19 @@ impl Runner {
             let mut data = run.message_data;
             parts::finish_message(&mut data, now_ms(), &reason, usage);
             rec.update_message(&run.message_id, data)?;
-            rec.part(&run.message_id, None, part_kinds::STEP_FINISH, parts::step_finish(&reason, usage))?;
+            rec.part(
+                &run.message_id,
+                None,
+                part_kinds::STEP_FINISH,
+                parts::step_finish(&reason, usage),
+            )?;
             if cancel.is_cancelled() || results.iter().any(|r| r.cancelled) {
                 break RunOutcome::Cancelled;
             }
             if let Some(halt) = results.iter().find(|r| r.halts) {
-                break RunOutcome::Stopped { reason: halt.output.clone() };
+                break RunOutcome::Stopped {
+                    reason: halt.output.clone(),
+                };
             }
             if results.is_empty() {
                 break RunOutcome::Completed;
@@ -280,12 +302,19 @@ async fn run_calls(
         |r| r.as_ref().map_or(true, |o| o.halts || o.cancelled),
     )
     .await;
-    results.into_iter().map(|r| r.map_err(RunError::from)).collect()
+    results
+        .into_iter()
+        .map(|r| r.map_err(RunError::from))
+        .collect()
 }
 
 /// A session title from the first line of the first message.
 fn title_of(message: &str) -> String {
-    let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let line = message
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     let mut title: String = line.chars().take(80).collect();
     if line.chars().count() > 80 {
         title.push('…');

@@ -70,7 +70,12 @@ pub async fn run_step(
     let rec = env.recorder;
     let mut data = parts::assistant_message(now_ms(), env.agent, env.model);
     let message = rec.message(Role::Assistant, data.clone())?;
-    rec.part(&message.id, None, part_kinds::STEP_START, parts::step_start())?;
+    rec.part(
+        &message.id,
+        None,
+        part_kinds::STEP_START,
+        parts::step_start(),
+    )?;
     let mut driver = Driver {
         rec,
         message_id: message.id.clone(),
@@ -166,12 +171,20 @@ struct Driver<'a> {
 }
 
 impl Driver<'_> {
-    fn apply(&mut self, change: Change) -> Result<Option<(FinishReason, Option<Usage>)>, StoreError> {
+    fn apply(
+        &mut self,
+        change: Change,
+    ) -> Result<Option<(FinishReason, Option<Usage>)>, StoreError> {
         let rec = self.rec;
         match change {
             Change::TextOpened => {
                 let start = now_ms();
-                let part = rec.part(&self.message_id, None, part_kinds::TEXT, parts::text("", start, None))?;
+                let part = rec.part(
+                    &self.message_id,
+                    None,
+                    part_kinds::TEXT,
+                    parts::text("", start, None),
+                )?;
                 self.text_part = Some((part.id, start));
             }
             Change::TextDelta(delta) => {
@@ -220,7 +233,11 @@ impl Driver<'_> {
     }
 
     fn unfinished_ids(&self) -> Vec<String> {
-        self.acc.unfinished_calls().into_iter().map(|(id, _, _)| id).collect()
+        self.acc
+            .unfinished_calls()
+            .into_iter()
+            .map(|(id, _, _)| id)
+            .collect()
     }
 
     /// The response broke off: store the text so far and fail every call of the step.
@@ -231,7 +248,9 @@ impl Driver<'_> {
         let now = now_ms();
         let cancelled = matches!(error, ProviderError::Cancelled);
         for call in self.acc.ready_calls() {
-            let Some(part_id) = self.part_of(&call.id) else { continue };
+            let Some(part_id) = self.part_of(&call.id) else {
+                continue;
+            };
             let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
             let why = if cancelled {
                 super::execute::CANCELLED
@@ -239,15 +258,19 @@ impl Driver<'_> {
                 "Not run: the model's response broke off before it was complete."
             };
             let data = parts::tool_error(&call.id, &call.name, &input, (now, now), why, None);
-            self.rec.part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
+            self.rec
+                .part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
         }
         for (id, name, raw) in self.acc.unfinished_calls() {
-            let Some(part_id) = self.part_of(&id) else { continue };
+            let Some(part_id) = self.part_of(&id) else {
+                continue;
+            };
             let mut meta = Map::new();
             meta.insert("raw".into(), json!(raw));
             let why = "Not run: the model's response broke off while this call's arguments were still arriving.";
             let data = parts::tool_error(&id, &name, &json!({}), (now, now), why, Some(meta));
-            self.rec.part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
+            self.rec
+                .part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
         }
         Ok(())
     }

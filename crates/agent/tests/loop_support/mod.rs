@@ -109,7 +109,14 @@ pub async fn run_in(
 }
 
 pub async fn run(t: &TestInstance, runner: &Runner, message: &str) -> Ran {
-    run_in(t, runner, SessionTarget::New, message, CancellationToken::new()).await
+    run_in(
+        t,
+        runner,
+        SessionTarget::New,
+        message,
+        CancellationToken::new(),
+    )
+    .await
 }
 
 /// The tool parts of a session in order, as their stored data.
@@ -149,11 +156,21 @@ pub fn assert_log_consistent(store: &Store, ran: &Ran) {
     assert_eq!(stored.len(), messages.len(), "messages without events");
     let mut stored_parts = 0;
     for (m, ps) in &stored {
-        assert_eq!(messages.get(&m.id), Some(&m.data), "message {} differs from its last event", m.id);
+        assert_eq!(
+            messages.get(&m.id),
+            Some(&m.data),
+            "message {} differs from its last event",
+            m.id
+        );
         for p in ps {
             stored_parts += 1;
             let (kind, data, seq) = parts.get(&p.id).expect("a stored part has events");
-            assert_eq!((kind, data, *seq), (&p.kind, &p.data, p.seq), "part {}", p.id);
+            assert_eq!(
+                (kind, data, *seq),
+                (&p.kind, &p.data, p.seq),
+                "part {}",
+                p.id
+            );
             if p.kind == "tool" {
                 let status = p.data["state"]["status"].as_str().unwrap();
                 assert!(
@@ -181,7 +198,10 @@ pub fn assert_log_consistent(store: &Store, ran: &Ran) {
         })
         .collect();
     let during: Vec<&Event> = events.iter().filter(|e| e.seq > ran.before).collect();
-    assert_eq!(heard, during, "the front-end must hear every committed event in order");
+    assert_eq!(
+        heard, during,
+        "the front-end must hear every committed event in order"
+    );
 }
 
 /// The names of the tools a recorded request offered.

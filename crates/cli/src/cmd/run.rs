@@ -1,8 +1,164 @@
-//! `strata run`: the agent on one message (being written).
+//! `strata run`: the agent loop on one message in a project, rendered as it happens.
+//!
+//! The model comes from `--model`, else the config's `model`; the provider from the
+//! environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, …) and the config's `provider` map. The
+//! session is new, the directory's last one (`--continue`) or a given one (`--session`).
+//! Exit codes: 0 the model finished, 1 the run failed or stopped (a model error, a refused
+//! permission, the step budget), 2 usage errors, 130 cancelled with Ctrl-C.
 
-use crate::args::RunArgs;
+use std::sync::Arc;
 
-pub async fn run(_args: RunArgs) -> u8 {
-    eprintln!("strata: `run` is not available in this build yet");
-    2
+use strata_agent::provider::resolve_provider;
+use strata_agent::session::{
+    LoopServices, Model, RunOptions, RunOutcome, RunReport, Runner, SessionTarget, open_session,
+};
+use strata_registry::{Instance, Runtime};
+use tokio_util::sync::CancellationToken;
+
+use super::instance::project_dir;
+use crate::args::{Format, RunArgs};
+use crate::render::Frontend;
+use crate::render::prompt::AskMode;
+
+/// Exit code of a run cancelled with Ctrl-C (128 + SIGINT).
+const CANCELLED: u8 = 130;
+
+pub async fn run(args: RunArgs) -> u8 {
+    let message = args.message.join(" ");
+    if message.trim().is_empty() {
+        eprintln!(
+            "strata: the message is empty; say what the agent should do, e.g. `strata run \"fix the failing test\"`"
+        );
+        return 2;
+    }
+    let dir = match project_dir(args.dir.clone()) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 2;
+        }
+    };
+    let runtime = match Runtime::start(strata_agent::production()).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
+    let code = match runtime.instance(&dir).await {
+        Ok(instance) => {
+            let code = run_in(&instance, &args, &message).await;
+            instance.dispose().await;
+            code
+        }
+        Err(e) => {
+            eprintln!("strata: {e}");
+            1
+        }
+    };
+    runtime.shutdown().await;
+    code
+}
+
+async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
+    let services = match LoopServices::from_context(instance.context()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("strata: {e}; run `strata debug graph` to see the services");
+            return 1;
+        }
+    };
+    let Some(model_id) = args.model.clone().or_else(|| services.config.model.clone()) else {
+        eprintln!(
+            "strata: no model chosen; pass --model PROVIDER/MODEL (e.g. --model openai/gpt-4.1) \
+             or set \"model\" in strata.json"
+        );
+        return 2;
+    };
+    let env = |key: &str| std::env::var(key).ok();
+    let (provider, api_model) = match resolve_provider(&model_id, env, &services.config.provider) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 2;
+        }
+    };
+    let target = match (&args.session, args.r#continue) {
+        (Some(id), _) => SessionTarget::Id(id.clone()),
+        (None, true) => SessionTarget::Continue,
+        (None, false) => SessionTarget::New,
+    };
+    let session = match open_session(&services.store, &services.info.directory, &target) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
+
+    let cancel = CancellationToken::new();
+    let (sink, events) = tokio::sync::mpsc::unbounded_channel();
+    let frontend = Frontend {
+        format: args.format,
+        mode: AskMode::from_flags(args.yes),
+        session_id: session.id.clone(),
+        permission: services.permission.clone(),
+        asks: services.permission.subscribe(),
+        cancel: cancel.clone(),
+    };
+    let frontend = tokio::spawn(frontend.drive(events));
+    let options = RunOptions {
+        max_steps: args.max_steps,
+        read_before_edit: true,
+        ..RunOptions::default()
+    };
+    let model = Model {
+        id: model_id,
+        api_model,
+        provider: Arc::from(provider),
+    };
+    let runner = Runner::new(services, model, options);
+    let run = runner.run(&session.id, message, cancel.clone(), Some(sink));
+    tokio::pin!(run);
+    let result = tokio::select! {
+        result = &mut run => result,
+        Ok(()) = tokio::signal::ctrl_c() => {
+            cancel.cancel();
+            run.await
+        }
+    };
+    // The loop dropped its sender: the front-end drains what is left and ends.
+    let _ = frontend.await;
+    match result {
+        Ok(report) => outcome_code(&report, args.format),
+        Err(e) => {
+            eprintln!("strata: {e}");
+            1
+        }
+    }
+}
+
+fn outcome_code(report: &RunReport, format: Format) -> u8 {
+    let quiet = format == Format::Json;
+    match &report.outcome {
+        RunOutcome::Completed => 0,
+        // Already shown as an error event.
+        RunOutcome::Failed { .. } | RunOutcome::StepLimit { .. } => 1,
+        RunOutcome::Stopped { reason } => {
+            if !quiet {
+                let first = reason.lines().next().unwrap_or_default();
+                eprintln!("strata: the run stopped: {first}");
+            }
+            1
+        }
+        RunOutcome::Cancelled => {
+            if !quiet {
+                eprintln!(
+                    "strata: cancelled; resume with `strata run --session {} …`",
+                    report.session_id
+                );
+            }
+            CANCELLED
+        }
+    }
 }

@@ -1,8 +1,115 @@
-//! `strata session` (being written).
+//! `strata session list | show ID | export ID`: the stored sessions, read straight from the
+//! database in the data directory (no project instance needed).
 
-use crate::args::SessionCommand;
+use std::path::Path;
 
-pub async fn session(_cmd: SessionCommand) -> u8 {
-    eprintln!("strata: `session` is not available in this build yet");
-    2
+use serde_json::Value;
+use strata_agent::events::{part_kinds, session_json};
+use strata_agent::session::{export, prompt::utc_date};
+use strata_agent::store::{Role, Store};
+use strata_services::flags::RuntimeFlags;
+
+use crate::args::{Format, SessionCommand};
+
+pub async fn session(cmd: SessionCommand) -> u8 {
+    let flags = RuntimeFlags::from_env();
+    let store = match Store::open_in(&flags.data_dir) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
+    let result = match cmd {
+        SessionCommand::List { dir, format } => list(&store, dir.as_deref(), format),
+        SessionCommand::Show { id } => show(&store, &id),
+        SessionCommand::Export { id } => export(&store, &id)
+            .map_err(|e| e.to_string())
+            .and_then(|v| serde_json::to_string_pretty(&v).map_err(|e| e.to_string()))
+            .map(|text| println!("{text}")),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            1
+        }
+    }
+}
+
+fn list(store: &Store, dir: Option<&Path>, format: Format) -> Result<(), String> {
+    let dir = match dir {
+        Some(d) => Some(std::fs::canonicalize(d).map_err(|e| {
+            format!("cannot use the directory {} ({e}); pass an existing project directory", d.display())
+        })?),
+        None => None,
+    };
+    let sessions = store.list_sessions(dir.as_deref()).map_err(|e| e.to_string())?;
+    match format {
+        Format::Json => {
+            let all: Vec<Value> = sessions.iter().map(session_json).collect();
+            println!("{}", Value::Array(all));
+        }
+        Format::Default => {
+            if sessions.is_empty() {
+                eprintln!("strata: no sessions yet; start one with `strata run \"…\"`");
+            }
+            for s in sessions {
+                let title = if s.title.is_empty() { "(untitled)" } else { &s.title };
+                println!("{}  {}  {title}  [{}]", s.id, when(s.updated_ms), s.directory.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn show(store: &Store, id: &str) -> Result<(), String> {
+    let session = store.session(id).map_err(|e| e.to_string())?;
+    println!("{}  {}", session.id, session.title);
+    println!("{}  updated {}\n", session.directory.display(), when(session.updated_ms));
+    for (message, parts) in store.messages(id).map_err(|e| e.to_string())? {
+        let who = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        println!("[{who}] {}", when(message.created_ms));
+        for part in parts {
+            let d = &part.data;
+            match part.kind.as_str() {
+                part_kinds::TEXT => println!("{}", d["text"].as_str().unwrap_or_default()),
+                part_kinds::TOOL => {
+                    let state = &d["state"];
+                    let status = state["status"].as_str().unwrap_or("?");
+                    let title = state["title"].as_str().unwrap_or_default();
+                    println!("  {} {} ({status}) {title}", "•", d["tool"].as_str().unwrap_or("?"));
+                    if let Some(error) = state["error"].as_str() {
+                        println!("    {}", error.lines().next().unwrap_or_default());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(error) = message.data.pointer("/error/data/message").and_then(Value::as_str) {
+            println!("  error: {error}");
+        }
+        println!();
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DD HH:MM` (UTC) for milliseconds since the epoch.
+fn when(ms: i64) -> String {
+    let minutes = ms.div_euclid(60_000).rem_euclid(24 * 60);
+    format!("{} {:02}:{:02}", utc_date(ms), minutes / 60, minutes % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn when_formats_utc() {
+        assert_eq!(when(0), "1970-01-01 00:00");
+        assert_eq!(when(1_767_225_600_000 + 13 * 3_600_000 + 5 * 60_000), "2026-01-01 13:05");
+    }
 }

@@ -7,6 +7,8 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::bus::Bus;
+
 use super::error::PermissionError;
 use super::events::{AskRequest, PermissionEvent, Reply, Request};
 use super::rules::{Action, Rule, Ruleset, evaluate};
@@ -76,8 +78,15 @@ impl Permission {
 
     /// The instance-tier node; closing the instance rejects every pending request.
     pub fn node() -> Node {
-        Node::new(Tier::Instance, |(): (), scope: Scope| async move {
+        Node::new(Tier::Instance, |(bus,): (Bus,), scope: Scope| async move {
             let permission = Permission::new();
+            // Every event also goes on the Bus, for front-ends that listen there.
+            let mut events = permission.subscribe();
+            scope.spawn(async move {
+                while let Ok(event) = events.recv().await {
+                    bus.publish(event);
+                }
+            });
             let handle = permission.clone();
             scope.add_finalizer("Permission: reject pending requests", move || async move {
                 handle.dispose()

@@ -7,16 +7,14 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use strata_services::bus::{Bus, WatchKind};
-use strata_services::file_time::FileTime;
-use strata_services::fs::{FileKind, FsUtil};
-use strata_services::instance::InstanceInfo;
+use strata_services::bus::WatchKind;
+use strata_services::fs::FileKind;
 
 use super::parse::{Section, parse_patch};
 use super::seek::apply_chunks;
 use super::write::{Change, ChangeKind, write_all};
 use crate::common::external::{self, Kind};
-use crate::common::filewrite::{MAX_EDIT_BYTES, after_write};
+use crate::common::filewrite::{MAX_EDIT_BYTES, Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
 use crate::diff::{line_counts, unified_diff};
 
@@ -28,24 +26,18 @@ pub struct ApplyPatchParams {
 }
 
 pub struct ApplyPatch {
-    info: InstanceInfo,
-    fs: FsUtil,
-    file_time: FileTime,
-    bus: Bus,
+    w: Writer,
 }
 
 impl Tool for ApplyPatch {
     const ID: &'static str = "apply_patch";
     const EFFECTS: Effects = Effects::WRITES;
     type Params = ApplyPatchParams;
-    type Deps = (InstanceInfo, FsUtil, FileTime, Bus);
+    type Deps = WriterDeps;
 
-    fn init((info, fs, file_time, bus): Self::Deps) -> Self {
+    fn init(deps: Self::Deps) -> Self {
         ApplyPatch {
-            info,
-            fs,
-            file_time,
-            bus,
+            w: Writer::new(deps),
         }
     }
 
@@ -71,7 +63,7 @@ impl Tool for ApplyPatch {
         let changes = self.verify(&patch.sections, &cx).await?;
         let patterns: Vec<String> = changes
             .iter()
-            .map(|c| self.info.relative(&c.path))
+            .map(|c| self.w.info.relative(&c.path))
             .collect();
         let diff_all: String = changes.iter().map(|c| format!("{}\n", c.diff)).collect();
         let files: Vec<Value> = changes.iter().map(|c| self.file_json(c)).collect();
@@ -84,7 +76,7 @@ impl Tool for ApplyPatch {
         )
         .await?;
         let _locks = self.lock_all(&changes).await;
-        write_all(&self.fs, &changes)
+        write_all(&self.w.fs, &changes)
             .await
             .map_err(ToolError::model)?;
         let mut summary = vec!["Success. The patch changed these files:".to_string()];
@@ -95,7 +87,7 @@ impl Tool for ApplyPatch {
                 ChangeKind::Update => ("M", &c.path),
                 ChangeKind::Move => ("M", c.move_to.as_ref().unwrap_or(&c.path)),
             };
-            summary.push(format!("{letter} {}", self.info.relative(shown)));
+            summary.push(format!("{letter} {}", self.w.info.relative(shown)));
             self.publish(&cx, c).await;
         }
         let output = summary.join("\n");
@@ -115,8 +107,8 @@ impl ApplyPatch {
         for section in sections {
             match section {
                 Section::Add { path, content } => {
-                    let path = self.info.resolve(path);
-                    external::check(cx, &self.info, &self.fs, &path, Kind::File).await?;
+                    let path = self.w.info.resolve(path);
+                    external::check(cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
                     let old = self.current(&view, &path).await?;
                     if self.is_dir(&path).await {
                         return Err(ToolError::model(format!(
@@ -135,8 +127,8 @@ impl ApplyPatch {
                     ));
                 }
                 Section::Delete { path } => {
-                    let path = self.info.resolve(path);
-                    external::check(cx, &self.info, &self.fs, &path, Kind::File).await?;
+                    let path = self.w.info.resolve(path);
+                    external::check(cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
                     let old = self.existing_file(&view, &path, "delete").await?;
                     view.insert(path.clone(), None);
                     changes.push(Change::new(ChangeKind::Delete, path, None, Some(old), None));
@@ -146,16 +138,17 @@ impl ApplyPatch {
                     move_to,
                     chunks,
                 } => {
-                    let path = self.info.resolve(path);
-                    external::check(cx, &self.info, &self.fs, &path, Kind::File).await?;
+                    let path = self.w.info.resolve(path);
+                    external::check(cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
                     let old = self.existing_file(&view, &path, "update").await?;
                     let shown = path.to_string_lossy();
                     let new = apply_chunks(&old, chunks, &shown)
                         .map_err(|e| ToolError::model(format!("The patch was refused: {e}")))?;
                     match move_to {
                         Some(dest) => {
-                            let dest = self.info.resolve(dest);
-                            external::check(cx, &self.info, &self.fs, &dest, Kind::File).await?;
+                            let dest = self.w.info.resolve(dest);
+                            external::check(cx, &self.w.info, &self.w.fs, &dest, Kind::File)
+                                .await?;
                             view.insert(path.clone(), None);
                             view.insert(dest.clone(), Some(new.clone()));
                             changes.push(Change::new(
@@ -184,7 +177,7 @@ impl ApplyPatch {
     }
 
     async fn is_dir(&self, path: &Path) -> bool {
-        matches!(self.fs.stat(path).await, Ok(Some(m)) if m.kind == FileKind::Dir)
+        matches!(self.w.fs.stat(path).await, Ok(Some(m)) if m.kind == FileKind::Dir)
     }
 
     /// The file's text as the patch sees it so far (`None` when absent).
@@ -196,9 +189,10 @@ impl ApplyPatch {
         if let Some(v) = view.get(path) {
             return Ok(v.clone());
         }
-        match self.fs.stat(path).await {
+        match self.w.fs.stat(path).await {
             Ok(Some(m)) if m.kind == FileKind::File => {
                 let bytes = self
+                    .w
                     .fs
                     .read(path, MAX_EDIT_BYTES)
                     .await
@@ -232,7 +226,7 @@ impl ApplyPatch {
     }
 
     fn file_json(&self, c: &Change) -> Value {
-        let relative = self.info.relative(c.move_to.as_ref().unwrap_or(&c.path));
+        let relative = self.w.info.relative(c.move_to.as_ref().unwrap_or(&c.path));
         let mut v = json!({
             "filePath": c.path.to_string_lossy(),
             "relativePath": relative,
@@ -256,22 +250,22 @@ impl ApplyPatch {
         paths.dedup();
         let mut guards = Vec::new();
         for p in paths {
-            let real = self.fs.resolve_real(&p).await;
-            guards.push(self.file_time.lock(&real).await);
+            let real = self.w.fs.resolve_real(&p).await;
+            guards.push(self.w.file_time.lock(&real).await);
         }
         guards
     }
 
     async fn publish(&self, cx: &ToolCx, c: &Change) {
-        let (fs, ft, bus) = (&self.fs, &self.file_time, &self.bus);
+        let w = &self.w;
         match c.kind {
-            ChangeKind::Add => after_write(cx, ft, fs, bus, &c.path, WatchKind::Add).await,
-            ChangeKind::Update => after_write(cx, ft, fs, bus, &c.path, WatchKind::Change).await,
-            ChangeKind::Delete => after_write(cx, ft, fs, bus, &c.path, WatchKind::Unlink).await,
+            ChangeKind::Add => w.after_write(cx, &c.path, WatchKind::Add).await,
+            ChangeKind::Update => w.after_write(cx, &c.path, WatchKind::Change).await,
+            ChangeKind::Delete => w.after_write(cx, &c.path, WatchKind::Unlink).await,
             ChangeKind::Move => {
-                after_write(cx, ft, fs, bus, &c.path, WatchKind::Unlink).await;
+                w.after_write(cx, &c.path, WatchKind::Unlink).await;
                 if let Some(dest) = &c.move_to {
-                    after_write(cx, ft, fs, bus, dest, WatchKind::Add).await;
+                    w.after_write(cx, dest, WatchKind::Add).await;
                 }
             }
         }

@@ -151,7 +151,15 @@ async fn restore(fs: &FsUtil, saved: &[Saved], created: &[PathBuf]) -> Vec<Strin
     let mut failed = Vec::new();
     for s in saved.iter().rev() {
         let ok = match &s.old {
-            Some(bytes) => fs.write_atomic(&s.path, bytes).await.is_ok(),
+            // The failed step itself changed nothing (writes are atomic): skip files that
+            // still hold their old bytes, e.g. a read-only file that refused the write.
+            Some(bytes) => {
+                let same = fs
+                    .read(&s.path, MAX_EDIT_BYTES)
+                    .await
+                    .is_ok_and(|now| now == *bytes);
+                same || fs.write_atomic(&s.path, bytes).await.is_ok()
+            }
             None => !fs.exists(&s.path).await || fs.remove_file(&s.path).await.is_ok(),
         };
         if !ok {

@@ -6,8 +6,43 @@ use std::path::Path;
 use strata_services::bus::{Bus, FileEdited, FileWatcher, WatchKind};
 use strata_services::file_time::{FileTime, hash_bytes};
 use strata_services::fs::FsUtil;
+use strata_services::instance::InstanceInfo;
 
 use crate::contract::{ToolCx, ToolError};
+
+/// The services every file-changing tool (`edit`, `write`, `apply_patch`) declares.
+pub type WriterDeps = (InstanceInfo, FsUtil, FileTime, Bus);
+
+/// Those services, held by a file-changing tool.
+pub struct Writer {
+    pub info: InstanceInfo,
+    pub fs: FsUtil,
+    pub file_time: FileTime,
+    pub bus: Bus,
+}
+
+impl Writer {
+    pub fn new((info, fs, file_time, bus): WriterDeps) -> Self {
+        Writer {
+            info,
+            fs,
+            file_time,
+            bus,
+        }
+    }
+
+    pub async fn read_text(&self, path: &Path) -> Result<String, ToolError> {
+        read_text(&self.fs, path).await
+    }
+
+    pub async fn check_fresh(&self, cx: &ToolCx, path: &Path) -> Result<(), ToolError> {
+        check_fresh(cx, &self.file_time, &self.fs, path).await
+    }
+
+    pub async fn after_write(&self, cx: &ToolCx, path: &Path, kind: WatchKind) {
+        after_write(cx, &self.file_time, &self.fs, &self.bus, path, kind).await
+    }
+}
 
 /// Files larger than this are not edited in memory.
 pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;

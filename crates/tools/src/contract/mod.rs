@@ -4,6 +4,7 @@ mod cx;
 mod def;
 mod effects;
 mod error;
+pub mod lenient;
 mod result;
 pub mod schema;
 mod tool;

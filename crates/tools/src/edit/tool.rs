@@ -3,14 +3,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, json};
-use strata_services::bus::{Bus, WatchKind};
-use strata_services::file_time::FileTime;
-use strata_services::fs::{FileKind, FsUtil};
-use strata_services::instance::InstanceInfo;
+use strata_services::bus::WatchKind;
+use strata_services::fs::FileKind;
 
 use super::replace::{detect_crlf, normalize_to, replace, split_bom};
 use crate::common::external::{self, Kind};
-use crate::common::filewrite::{after_write, check_fresh, read_text};
+use crate::common::filewrite::{Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
 use crate::diff::{line_counts, unified_diff};
 
@@ -31,24 +29,18 @@ pub struct EditParams {
 }
 
 pub struct Edit {
-    info: InstanceInfo,
-    fs: FsUtil,
-    file_time: FileTime,
-    bus: Bus,
+    w: Writer,
 }
 
 impl Tool for Edit {
     const ID: &'static str = "edit";
     const EFFECTS: Effects = Effects::WRITES;
     type Params = EditParams;
-    type Deps = (InstanceInfo, FsUtil, FileTime, Bus);
+    type Deps = WriterDeps;
 
-    fn init((info, fs, file_time, bus): Self::Deps) -> Self {
+    fn init(deps: Self::Deps) -> Self {
         Edit {
-            info,
-            fs,
-            file_time,
-            bus,
+            w: Writer::new(deps),
         }
     }
 
@@ -67,12 +59,13 @@ impl Tool for Edit {
                 "`oldString` and `newString` are the same, so there is nothing to change.",
             ));
         }
-        let path = self.info.resolve(&p.file_path);
-        let title = self.info.relative(&path);
-        external::check(&cx, &self.info, &self.fs, &path, Kind::File).await?;
-        let real = self.fs.resolve_real(&path).await;
-        let _lock = self.file_time.lock(&real).await;
+        let path = self.w.info.resolve(&p.file_path);
+        let title = self.w.info.relative(&path);
+        external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
+        let real = self.w.fs.resolve_real(&path).await;
+        let _lock = self.w.file_time.lock(&real).await;
         let stat = self
+            .w
             .fs
             .stat(&path)
             .await
@@ -104,8 +97,8 @@ impl Tool for Edit {
                 }
                 Some(_) => {}
             }
-            check_fresh(&cx, &self.file_time, &self.fs, &path).await?;
-            let text = read_text(&self.fs, &path).await?;
+            self.w.check_fresh(&cx, &path).await?;
+            let text = self.w.read_text(&path).await?;
             let (had_bom, body) = split_bom(&text);
             let crlf = detect_crlf(body);
             let old = normalize_to(&p.old_string, crlf);
@@ -132,11 +125,12 @@ impl Tool for Edit {
                 .metadata(json!({"filepath": shown_path, "diff": diff})),
         )
         .await?;
-        self.fs
+        self.w
+            .fs
             .write_atomic(&path, after.as_bytes())
             .await
             .map_err(|e| ToolError::model(e.to_string()))?;
-        after_write(&cx, &self.file_time, &self.fs, &self.bus, &path, kind).await;
+        self.w.after_write(&cx, &path, kind).await;
         let (additions, deletions) = line_counts(&lf(&before), &lf(&after));
         let filediff = json!({"file": shown_path, "patch": diff,
                               "additions": additions, "deletions": deletions});

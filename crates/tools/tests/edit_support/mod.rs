@@ -115,3 +115,15 @@ pub fn patch(lines: &[&str]) -> String {
     p.push_str("*** End Patch");
     p
 }
+
+/// Calls a tool with raw argument text (which need not be JSON) through the full wrapper.
+pub async fn call_raw(
+    t: &TestInstance,
+    tool: &str,
+    input: &str,
+    cx: strata_tools::ToolCx,
+) -> Result<ToolResult, ToolError> {
+    let registry = t.get::<strata_registry::ToolRegistry>();
+    let tool = registry.get(tool).expect("tool registered");
+    tool.call(input, cx).await
+}

@@ -1,0 +1,111 @@
+//! The `strata run` front-end: renders the loop's events (default or `--format json`) and
+//! answers the run's permission asks, on one task so a prompt never interleaves with output.
+
+pub mod json;
+pub mod prompt;
+pub mod text;
+
+use std::io::Write;
+
+use strata_agent::events::LoopEvent;
+use strata_services::permission::{Permission, PermissionEvent, Reply, Request};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use crate::args::Format;
+use json::JsonRenderer;
+use prompt::AskMode;
+use text::TextRenderer;
+
+enum Renderer {
+    Text(TextRenderer),
+    Json(JsonRenderer),
+}
+
+/// Everything the front-end task needs.
+pub struct Frontend {
+    pub format: Format,
+    pub mode: AskMode,
+    pub session_id: String,
+    pub permission: Permission,
+    pub asks: broadcast::Receiver<PermissionEvent>,
+    /// Fires on Ctrl-C: a prompt still waiting is abandoned.
+    pub cancel: CancellationToken,
+}
+
+impl Frontend {
+    /// Renders until the loop drops its sender.
+    pub async fn drive(mut self, mut events: mpsc::UnboundedReceiver<LoopEvent>) {
+        let mut renderer = match self.format {
+            Format::Default => Renderer::Text(TextRenderer::new(Box::new(std::io::stdout()))),
+            Format::Json => Renderer::Json(JsonRenderer::new()),
+        };
+        let mut asks_open = true;
+        loop {
+            tokio::select! {
+                event = events.recv() => match event {
+                    Some(event) => show(&mut renderer, &event),
+                    None => break,
+                },
+                ask = self.asks.recv(), if asks_open => match ask {
+                    Ok(PermissionEvent::Asked(req)) if req.session_id == self.session_id => {
+                        self.answer(&mut renderer, &req).await;
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => asks_open = false,
+                },
+            }
+        }
+        if let Renderer::Text(text) = &mut renderer {
+            text.finish();
+        }
+    }
+
+    async fn answer(&self, renderer: &mut Renderer, req: &Request) {
+        if let Renderer::Text(text) = renderer {
+            text.pause();
+        }
+        let reply = match self.mode {
+            AskMode::Yes => Some(Reply::Once),
+            AskMode::Refuse => {
+                eprintln!("{}", prompt::refusal(req));
+                Some(Reply::Reject { feedback: None })
+            }
+            AskMode::Prompt => {
+                tokio::select! {
+                    reply = prompt::ask_on_terminal(req) => {
+                        Some(reply.unwrap_or(Reply::Reject { feedback: None }))
+                    }
+                    // Cancelled: the loop already withdrew the ask.
+                    () = self.cancel.cancelled() => None,
+                }
+            }
+        };
+        if let Renderer::Text(text) = renderer {
+            text.resume();
+        }
+        let Some(reply) = reply else {
+            return;
+        };
+        // The ask may be gone already (cancelled or answered with another request).
+        let _ = self.permission.reply(&req.id, reply);
+    }
+}
+
+fn show(renderer: &mut Renderer, event: &LoopEvent) {
+    match (renderer, event) {
+        (Renderer::Text(text), LoopEvent::TextDelta { part_id, delta, .. }) => {
+            text.delta(part_id, delta);
+        }
+        (Renderer::Text(text), LoopEvent::Stored(event)) => text.event(event),
+        (Renderer::Json(json), LoopEvent::Stored(event)) => {
+            if let Some(line) = json.line(event) {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}");
+                let _ = out.flush();
+            }
+        }
+        (Renderer::Json(_), LoopEvent::TextDelta { .. }) => {}
+    }
+}

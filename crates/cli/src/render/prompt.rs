@@ -1,0 +1,142 @@
+//! Answering permission asks during `strata run`: `--yes` allows every ask (rules that deny
+//! never become asks), a terminal gets a prompt (once / always / reject with feedback), and
+//! without a terminal the ask is refused with a note on how to allow it.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use strata_services::permission::{Reply, Request};
+use tokio::sync::oneshot;
+
+/// How this run answers asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AskMode {
+    Yes,
+    Prompt,
+    Refuse,
+}
+
+impl AskMode {
+    pub fn from_flags(yes: bool) -> Self {
+        if yes {
+            AskMode::Yes
+        } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            AskMode::Prompt
+        } else {
+            AskMode::Refuse
+        }
+    }
+}
+
+fn patterns(req: &Request) -> String {
+    req.patterns
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What is printed when an ask is refused for lack of a terminal.
+pub fn refusal(req: &Request) -> String {
+    format!(
+        "strata: `{}` permission for {} needs approval and there is no terminal to ask on; \
+         pass --yes to allow it, or add an allow rule under \"permission\" in strata.json",
+        req.permission,
+        patterns(req)
+    )
+}
+
+/// Starts the prompt on its own thread (stdin blocks; a plain thread never holds up the
+/// runtime's shutdown when the run is cancelled mid-prompt) and returns the answer channel.
+pub fn ask_on_terminal(req: &Request) -> oneshot::Receiver<Reply> {
+    let (tx, rx) = oneshot::channel();
+    let req = req.clone();
+    let spawned = std::thread::Builder::new()
+        .name("permission-prompt".into())
+        .spawn(move || {
+            let _ = tx.send(prompt(&req, &mut std::io::stdin().lock(), &mut std::io::stderr()));
+        });
+    if spawned.is_err() {
+        // No thread, no prompt: the receiver sees a closed channel and the caller rejects.
+        eprintln!("strata: could not start the permission prompt; rejecting the request");
+    }
+    rx
+}
+
+/// Asks once on `err` and reads the answer from `input`.
+pub fn prompt(req: &Request, input: &mut dyn BufRead, err: &mut dyn Write) -> Reply {
+    let _ = writeln!(
+        err,
+        "\nPermission needed: `{}` for {}",
+        req.permission,
+        patterns(req)
+    );
+    if !req.always.is_empty() && req.always != req.patterns {
+        let _ = writeln!(err, "  (always would allow: {})", req.always.join(", "));
+    }
+    loop {
+        let _ = write!(err, "Allow? [o]nce, [a]lways, [r]eject: ");
+        let _ = err.flush();
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => return Reply::Reject { feedback: None },
+            Ok(_) => {}
+        }
+        match line.trim().to_ascii_lowercase().as_str() {
+            "o" | "once" | "y" | "yes" => return Reply::Once,
+            "a" | "always" => return Reply::Always,
+            "r" | "reject" | "n" | "no" => {
+                let _ = write!(err, "Tell the model why (optional, Enter to skip): ");
+                let _ = err.flush();
+                let mut note = String::new();
+                let _ = input.read_line(&mut note);
+                let note = note.trim();
+                return Reply::Reject {
+                    feedback: (!note.is_empty()).then(|| note.to_string()),
+                };
+            }
+            _ => {
+                let _ = writeln!(err, "Please answer o, a or r.");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req() -> Request {
+        Request {
+            id: "per_1".into(),
+            session_id: "ses_1".into(),
+            permission: "read".into(),
+            patterns: vec![".env".into()],
+            always: vec!["*".into()],
+            metadata: serde_json::json!({}),
+            tool: None,
+        }
+    }
+
+    fn answer(typed: &str) -> (Reply, String) {
+        let mut err = Vec::new();
+        let reply = prompt(&req(), &mut typed.as_bytes(), &mut err);
+        (reply, String::from_utf8(err).unwrap())
+    }
+
+    #[test]
+    fn once_always_and_reject_with_feedback() {
+        assert_eq!(answer("o\n").0, Reply::Once);
+        assert_eq!(answer("always\n").0, Reply::Always);
+        assert_eq!(answer("r\n\n").0, Reply::Reject { feedback: None });
+        let (reply, shown) = answer("what\nr\nuse the example file\n");
+        assert_eq!(
+            reply,
+            Reply::Reject {
+                feedback: Some("use the example file".into())
+            }
+        );
+        assert!(shown.contains("`read` for `.env`") && shown.contains("Please answer"), "{shown}");
+        assert_eq!(answer("").0, Reply::Reject { feedback: None }, "end of input rejects");
+        assert!(refusal(&req()).contains("--yes"));
+    }
+}

@@ -1,0 +1,242 @@
+//! The default format: the assistant's text streamed to stdout as it arrives, one line per
+//! finished tool call (`→ read src/main.rs`, `✗ bash cargo test: …`), a spinner on stderr
+//! while tools run (only on a terminal), and errors on stderr.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::Value;
+use strata_agent::events::{event_part, kinds, part_kinds};
+use strata_agent::store::Event;
+
+/// Renders one run for a person.
+pub struct TextRenderer {
+    out: Box<dyn Write + Send>,
+    at_line_start: bool,
+    /// Text parts already shown through their deltas.
+    streamed: HashSet<String>,
+    shown: HashSet<String>,
+    /// Running calls: part id → label, shown by the spinner.
+    running: BTreeMap<String, String>,
+    spinner: Option<ProgressBar>,
+}
+
+impl TextRenderer {
+    pub fn new(out: Box<dyn Write + Send>) -> Self {
+        Self {
+            out,
+            at_line_start: true,
+            streamed: HashSet::new(),
+            shown: HashSet::new(),
+            running: BTreeMap::new(),
+            spinner: None,
+        }
+    }
+
+    /// A piece of assistant text, printed at once.
+    pub fn delta(&mut self, part_id: &str, delta: &str) {
+        self.stop_spinner();
+        self.streamed.insert(part_id.to_string());
+        self.write(delta);
+    }
+
+    pub fn event(&mut self, event: &Event) {
+        if event.kind == kinds::SESSION_ERROR {
+            self.stop_spinner();
+            self.end_line();
+            let message = event
+                .data
+                .pointer("/error/data/message")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown error");
+            eprintln!("strata: {message}");
+            return;
+        }
+        if event.kind == kinds::SESSION_STATUS
+            && event.data.pointer("/status/type") == Some(&Value::from("retry"))
+        {
+            let message = event.data.pointer("/status/message").and_then(Value::as_str);
+            eprintln!("strata: retrying: {}", message.unwrap_or("the model request failed"));
+            return;
+        }
+        let Some(part) = event_part(event) else {
+            return;
+        };
+        match part.kind.as_str() {
+            part_kinds::TEXT if part.data.pointer("/time/end").is_some() => {
+                if !self.streamed.contains(&part.id) {
+                    let text = part.data["text"].as_str().unwrap_or_default().to_string();
+                    self.write(&text);
+                }
+                self.end_line();
+            }
+            part_kinds::TOOL => self.tool(&part.id, &part.data),
+            _ => {}
+        }
+    }
+
+    fn tool(&mut self, part_id: &str, data: &Value) {
+        let state = &data["state"];
+        let name = data["tool"].as_str().unwrap_or("tool");
+        let label = format!("{name} {}", describe(state));
+        match state["status"].as_str() {
+            Some("running") => {
+                self.running.insert(part_id.to_string(), label);
+                self.show_spinner();
+            }
+            Some(status @ ("completed" | "error")) => {
+                self.running.remove(part_id);
+                if !self.shown.insert(part_id.to_string()) {
+                    return;
+                }
+                self.stop_spinner();
+                self.end_line();
+                let line = if status == "completed" {
+                    format!("→ {}\n", label.trim_end())
+                } else {
+                    let error = state["error"].as_str().unwrap_or_default();
+                    let first = error.lines().next().unwrap_or_default();
+                    format!("✗ {}: {first}\n", label.trim_end())
+                };
+                self.write(&line);
+                self.show_spinner();
+            }
+            _ => {}
+        }
+    }
+
+    /// Clears the spinner and ends the line, so a prompt can use the terminal.
+    pub fn pause(&mut self) {
+        self.stop_spinner();
+        self.end_line();
+    }
+
+    /// Shows the spinner again if calls are still running.
+    pub fn resume(&mut self) {
+        self.show_spinner();
+    }
+
+    /// The run is over: clear the spinner and end the last line.
+    pub fn finish(&mut self) {
+        self.running.clear();
+        self.stop_spinner();
+        self.end_line();
+    }
+
+    fn show_spinner(&mut self) {
+        if self.running.is_empty() {
+            self.stop_spinner();
+            return;
+        }
+        let message = self.running.values().cloned().collect::<Vec<_>>().join(", ");
+        let spinner = self.spinner.get_or_insert_with(|| {
+            let bar = ProgressBar::new_spinner();
+            if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(Duration::from_millis(100));
+            bar
+        });
+        spinner.set_message(message);
+    }
+
+    fn stop_spinner(&mut self) {
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
+        }
+    }
+
+    fn write(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        // A closed stdout (e.g. `| head`) must not stop the run.
+        let _ = self.out.write_all(text.as_bytes());
+        let _ = self.out.flush();
+        self.at_line_start = text.ends_with('\n');
+    }
+
+    fn end_line(&mut self) {
+        if !self.at_line_start {
+            self.write("\n");
+        }
+    }
+}
+
+/// A short description of a call: its title, else its main argument.
+fn describe(state: &Value) -> String {
+    if let Some(title) = state["title"].as_str().filter(|t| !t.is_empty()) {
+        return title.to_string();
+    }
+    let input = &state["input"];
+    for key in ["filePath", "path", "pattern", "command", "url", "query", "tool"] {
+        if let Some(v) = input.get(key).and_then(Value::as_str) {
+            return v.lines().next().unwrap_or_default().to_string();
+        }
+    }
+    String::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+    use strata_agent::store::{Part, kinds as store_kinds};
+
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn part(id: &str, kind: &str, data: Value) -> Event {
+        let part = Part {
+            id: id.into(),
+            message_id: "m".into(),
+            session_id: "s".into(),
+            seq: 1,
+            kind: kind.into(),
+            data,
+            updated_ms: 0,
+        };
+        Event {
+            session_id: "s".into(),
+            seq: 1,
+            kind: store_kinds::PART_UPDATED.into(),
+            data: json!({ "part": part }),
+            created_ms: 0,
+        }
+    }
+
+    #[test]
+    fn text_streams_and_tools_get_one_line_each() {
+        let sink = Sink::default();
+        let mut r = TextRenderer::new(Box::new(sink.clone()));
+        r.delta("t1", "Let me ");
+        r.delta("t1", "look.");
+        r.event(&part("t1", "text", json!({"text": "Let me look.", "time": {"start": 1, "end": 2}})));
+        let running = json!({"tool": "read", "state": {"status": "running", "input": {"filePath": "a.txt"}}});
+        r.event(&part("p1", "tool", running));
+        let done = json!({"tool": "read", "state": {"status": "completed", "title": "a.txt", "input": {}}});
+        r.event(&part("p1", "tool", done.clone()));
+        r.event(&part("p1", "tool", done));
+        let failed = json!({"tool": "grep", "state": {"status": "error", "input": {"pattern": "x"}, "error": "bad regex\nmore"}});
+        r.event(&part("p2", "tool", failed));
+        r.event(&part("t2", "text", json!({"text": "Done", "time": {"start": 1, "end": 2}})));
+        r.finish();
+        let out = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(out, "Let me look.\n→ read a.txt\n✗ grep x: bad regex\nDone\n");
+    }
+}

@@ -1,0 +1,144 @@
+//! Running the built `strata run` against the scripted model server: the command with
+//! `OPENAI_BASE_URL` pointing at the server, on pipes or on a pseudo-terminal, and a parser for
+//! `--format json` output.
+#![allow(dead_code)] // each test file uses a different part
+
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use strata_testkit::model_server::ModelServer;
+
+use super::common::{Project, Run, strata_bin};
+
+/// How long one `strata` command may run before the test fails.
+pub const LIMIT: Duration = Duration::from_secs(60);
+
+/// The model every test names; not a patch model, so `edit`/`write` are offered.
+pub const MODEL: &str = "openai/scripted-model";
+
+fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) {
+    cmd.current_dir(&p.dir)
+        .env("STRATA_DATA_DIR", &p.data)
+        .env("STRATA_CONFIG_DIR", &p.config)
+        .env("HOME", &p.home)
+        .env("TMPDIR", &p.tmp)
+        .env("NO_COLOR", "1")
+        .env("OPENAI_BASE_URL", server.url());
+    for var in [
+        "OPENAI_API_KEY",
+        "STRATA_LOG",
+        "STRATA_BASH_DEFAULT_TIMEOUT_MS",
+        "XDG_DATA_HOME",
+        "XDG_CONFIG_HOME",
+    ] {
+        cmd.env_remove(var);
+    }
+}
+
+/// `strata ARGS` in the project, talking to `server`, stdin closed.
+pub fn command(p: &Project, server: &ModelServer, args: &[&str]) -> Command {
+    let mut cmd = Command::new(strata_bin());
+    cmd.args(args);
+    environment(&mut cmd, p, server);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Runs `strata ARGS` to the end.
+pub fn strata(p: &Project, server: &ModelServer, args: &[&str]) -> Run {
+    let mut cmd = command(p, server, args);
+    let child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not start {cmd:?}: {e}"));
+    finish(child)
+}
+
+/// `strata run --model MODEL ARGS…`.
+pub fn run(p: &Project, server: &ModelServer, args: &[&str]) -> Run {
+    let mut all = vec!["run", "--model", MODEL];
+    all.extend_from_slice(args);
+    strata(p, server, &all)
+}
+
+/// `strata ARGS` on a pseudo-terminal (through `script`), with `input` typed into it. Stdout
+/// and stderr arrive merged in `stdout`.
+pub fn on_tty(p: &Project, server: &ModelServer, args: &[&str], input: &str) -> Run {
+    let line = std::iter::once(strata_bin().display().to_string())
+        .chain(args.iter().map(|a| a.to_string()))
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut cmd = Command::new("script");
+    cmd.args(["-q", "-e", "-c", &line, "/dev/null"]);
+    environment(&mut cmd, p, server);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not start {cmd:?} (is `script` installed?): {e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).expect("type into the terminal");
+        // Left open until the end: closing it would end the terminal session early.
+        std::mem::forget(stdin);
+    }
+    finish(child)
+}
+
+/// Waits (bounded) for `child` and collects its output.
+pub fn finish(mut child: Child) -> Run {
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let start = Instant::now();
+    let mut delay = Duration::from_millis(2);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll the command") {
+            break status;
+        }
+        if start.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("strata did not finish within {LIMIT:?}");
+        }
+        std::thread::sleep(delay);
+        delay = (delay * 2).min(Duration::from_millis(50));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join().expect("read stdout"),
+        stderr: stderr.join().expect("read stderr"),
+    }
+}
+
+fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// Every stdout line parsed as JSON; fails on a line that is not.
+#[track_caller]
+pub fn json_lines(run: &Run) -> Vec<Value> {
+    run.stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("not a JSON line ({e}): {l:?}\nwhole run: {run:#?}"))
+        })
+        .collect()
+}
+
+/// The `type` of each event.
+pub fn types(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or("?").to_string())
+        .collect()
+}
