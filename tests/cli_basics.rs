@@ -1,5 +1,7 @@
 //! `strata --version` and `strata debug graph`, run as a user would.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
+
 mod common;
 
 use std::collections::BTreeMap;

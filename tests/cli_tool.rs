@@ -1,6 +1,8 @@
 //! `strata tool NAME 'JSON'` with the read-only tools: outputs, formats, exit codes and how a
 //! permission ask is answered at the command line.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
+
 mod common;
 
 use common::Project;

@@ -213,7 +213,9 @@ fn the_terminal_prompt_allows_or_rejects_with_feedback() {
     let allowed = on_tty(&p, &server, &args, "o\n");
     allowed.expect_code(0);
     assert!(
-        allowed.stdout.contains("Permission needed: `read` for `.env`"),
+        allowed
+            .stdout
+            .contains("Permission needed: `read` for `.env`"),
         "{allowed:#?}"
     );
     assert!(allowed.stdout.contains("→ read .env"), "{allowed:#?}");

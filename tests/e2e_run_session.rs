@@ -22,7 +22,11 @@ fn continue_and_session_resume_and_session_commands_show_it() {
         Turn::text("Still here."),
     ]);
     run(&p, &server, &["what is in a.txt?"]).expect_code(0);
-    let second = run(&p, &server, &["--continue", "--format", "json", "what did I ask?"]);
+    let second = run(
+        &p,
+        &server,
+        &["--continue", "--format", "json", "what did I ask?"],
+    );
     second.expect_code(0);
     let session = json_lines(&second)[0]["sessionID"]
         .as_str()
@@ -137,7 +141,11 @@ fn a_five_step_session_runs_end_to_end() {
         Turn::tool_call("c5", "grep", r#"{"pattern":"demo"}"#),
         Turn::text("There is one function, `one`, in src/lib.rs."),
     ]);
-    let run = run(&p, &server, &["--format", "json", "what functions are there?"]);
+    let run = run(
+        &p,
+        &server,
+        &["--format", "json", "what functions are there?"],
+    );
     run.expect_code(0);
     let events = json_lines(&run);
     let starts = events.iter().filter(|e| e["type"] == "step_start").count();

@@ -8,8 +8,8 @@
 //! an integration test), and a narrow run needs `cargo build -p strata` first. Either way the
 //! binary is checked against cargo's own dependency list, so a stale build fails loudly.
 
-// Each test file uses a different part of this module.
-#![allow(dead_code)]
+// Each test file uses a different part of this module; helpers fail the test by panicking.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

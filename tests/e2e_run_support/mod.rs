@@ -82,7 +82,9 @@ pub fn on_tty(p: &Project, server: &ModelServer, args: &[&str], input: &str) -> 
         .spawn()
         .unwrap_or_else(|e| panic!("could not start {cmd:?} (is `script` installed?): {e}"));
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(input.as_bytes()).expect("type into the terminal");
+        stdin
+            .write_all(input.as_bytes())
+            .expect("type into the terminal");
         // Left open until the end: closing it would end the terminal session early.
         std::mem::forget(stdin);
     }

@@ -1,6 +1,8 @@
 //! The `TestInstance`'s own tests: what a test resolves is the production wiring, on real
 //! directories, and the instance is disposed even when the test body panics.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
+
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::{Arc, Mutex};

@@ -72,6 +72,12 @@ pub fn fail_message(data: &mut Value, now: i64, name: &str, message: &str, retri
     }
 }
 
+/// A user's text part: no `time`, as in opencode, so front-ends that show finished
+/// assistant text (`time.end`) do not echo the prompt.
+pub fn user_text(text: &str) -> Value {
+    json!({"text": text})
+}
+
 pub fn text(text: &str, start: i64, end: Option<i64>) -> Value {
     let mut time = json!({"start": start});
     if let Some(end) = end {

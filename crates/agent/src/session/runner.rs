@@ -135,12 +135,7 @@ impl Runner {
         }
         let now = now_ms();
         let user = rec.message(Role::User, parts::user_message(now, &opts.agent))?;
-        rec.part(
-            &user.id,
-            None,
-            part_kinds::TEXT,
-            parts::text(message, now, Some(now)),
-        )?;
+        rec.part(&user.id, None, part_kinds::TEXT, parts::user_text(message))?;
         rec.status(json!({"type": "busy"}))?;
 
         let ruleset = agent_ruleset(&opts.agent, &s.config, &s.flags)?;

@@ -40,11 +40,16 @@ pub async fn session(cmd: SessionCommand) -> u8 {
 fn list(store: &Store, dir: Option<&Path>, format: Format) -> Result<(), String> {
     let dir = match dir {
         Some(d) => Some(std::fs::canonicalize(d).map_err(|e| {
-            format!("cannot use the directory {} ({e}); pass an existing project directory", d.display())
+            format!(
+                "cannot use the directory {} ({e}); pass an existing project directory",
+                d.display()
+            )
         })?),
         None => None,
     };
-    let sessions = store.list_sessions(dir.as_deref()).map_err(|e| e.to_string())?;
+    let sessions = store
+        .list_sessions(dir.as_deref())
+        .map_err(|e| e.to_string())?;
     match format {
         Format::Json => {
             let all: Vec<Value> = sessions.iter().map(session_json).collect();
@@ -55,8 +60,17 @@ fn list(store: &Store, dir: Option<&Path>, format: Format) -> Result<(), String>
                 eprintln!("strata: no sessions yet; start one with `strata run \"…\"`");
             }
             for s in sessions {
-                let title = if s.title.is_empty() { "(untitled)" } else { &s.title };
-                println!("{}  {}  {title}  [{}]", s.id, when(s.updated_ms), s.directory.display());
+                let title = if s.title.is_empty() {
+                    "(untitled)"
+                } else {
+                    &s.title
+                };
+                println!(
+                    "{}  {}  {title}  [{}]",
+                    s.id,
+                    when(s.updated_ms),
+                    s.directory.display()
+                );
             }
         }
     }
@@ -66,7 +80,11 @@ fn list(store: &Store, dir: Option<&Path>, format: Format) -> Result<(), String>
 fn show(store: &Store, id: &str) -> Result<(), String> {
     let session = store.session(id).map_err(|e| e.to_string())?;
     println!("{}  {}", session.id, session.title);
-    println!("{}  updated {}\n", session.directory.display(), when(session.updated_ms));
+    println!(
+        "{}  updated {}\n",
+        session.directory.display(),
+        when(session.updated_ms)
+    );
     for (message, parts) in store.messages(id).map_err(|e| e.to_string())? {
         let who = match message.role {
             Role::User => "user",
@@ -81,7 +99,8 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
                     let state = &d["state"];
                     let status = state["status"].as_str().unwrap_or("?");
                     let title = state["title"].as_str().unwrap_or_default();
-                    println!("  {} {} ({status}) {title}", "•", d["tool"].as_str().unwrap_or("?"));
+                    let tool = d["tool"].as_str().unwrap_or("?");
+                    println!("  • {tool} ({status}) {title}");
                     if let Some(error) = state["error"].as_str() {
                         println!("    {}", error.lines().next().unwrap_or_default());
                     }
@@ -89,7 +108,11 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
                 _ => {}
             }
         }
-        if let Some(error) = message.data.pointer("/error/data/message").and_then(Value::as_str) {
+        if let Some(error) = message
+            .data
+            .pointer("/error/data/message")
+            .and_then(Value::as_str)
+        {
             println!("  error: {error}");
         }
         println!();
@@ -110,6 +133,9 @@ mod tests {
     #[test]
     fn when_formats_utc() {
         assert_eq!(when(0), "1970-01-01 00:00");
-        assert_eq!(when(1_767_225_600_000 + 13 * 3_600_000 + 5 * 60_000), "2026-01-01 13:05");
+        assert_eq!(
+            when(1_767_225_600_000 + 13 * 3_600_000 + 5 * 60_000),
+            "2026-01-01 13:05"
+        );
     }
 }

@@ -27,9 +27,7 @@ impl JsonRenderer {
 
     /// The line for `event`, if it shows one.
     pub fn line(&mut self, event: &Event) -> Option<Value> {
-        let envelope = |kind: &str| {
-            json!({"type": kind, "timestamp": event.created_ms, "sessionID": event.session_id})
-        };
+        let envelope = |kind: &str| json!({"type": kind, "timestamp": event.created_ms, "sessionID": event.session_id});
         if event.kind == kinds::SESSION_ERROR {
             let mut out = envelope("error");
             out["error"] = event.data.get("error").cloned().unwrap_or(Value::Null);
@@ -88,11 +86,25 @@ mod tests {
         assert_eq!(start["sessionID"], "ses_1");
         assert_eq!(start["timestamp"], 7);
         assert_eq!(start["part"]["type"], "step-start");
-        assert!(r.line(&part_event(2, "text", json!({"text": "", "time": {"start": 1}}))).is_none());
+        assert!(
+            r.line(&part_event(
+                2,
+                "text",
+                json!({"text": "", "time": {"start": 1}})
+            ))
+            .is_none()
+        );
         let text = r
-            .line(&part_event(3, "text", json!({"text": "hi", "time": {"start": 1, "end": 2}})))
+            .line(&part_event(
+                3,
+                "text",
+                json!({"text": "hi", "time": {"start": 1, "end": 2}}),
+            ))
             .unwrap();
-        assert_eq!((text["type"].as_str(), text["part"]["text"].as_str()), (Some("text"), Some("hi")));
+        assert_eq!(
+            (text["type"].as_str(), text["part"]["text"].as_str()),
+            (Some("text"), Some("hi"))
+        );
         let running = json!({"callID": "c1", "tool": "read", "state": {"status": "running"}});
         assert!(r.line(&part_event(4, "tool", running)).is_none());
         let done = json!({"callID": "c1", "tool": "read", "state": {"status": "completed", "output": "x"}});
@@ -100,7 +112,10 @@ mod tests {
         assert_eq!(tool["type"], "tool_use");
         assert_eq!(tool["part"]["tool"], "read");
         assert_eq!(tool["part"]["callID"], "c1");
-        assert!(r.line(&part_event(6, "tool", done)).is_none(), "printed once");
+        assert!(
+            r.line(&part_event(6, "tool", done)).is_none(),
+            "printed once"
+        );
         let error = Event {
             session_id: "ses_1".into(),
             seq: 8,

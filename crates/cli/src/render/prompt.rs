@@ -53,7 +53,11 @@ pub fn ask_on_terminal(req: &Request) -> oneshot::Receiver<Reply> {
     let spawned = std::thread::Builder::new()
         .name("permission-prompt".into())
         .spawn(move || {
-            let _ = tx.send(prompt(&req, &mut std::io::stdin().lock(), &mut std::io::stderr()));
+            let _ = tx.send(prompt(
+                &req,
+                &mut std::io::stdin().lock(),
+                &mut std::io::stderr(),
+            ));
         });
     if spawned.is_err() {
         // No thread, no prompt: the receiver sees a closed channel and the caller rejects.
@@ -135,8 +139,15 @@ mod tests {
                 feedback: Some("use the example file".into())
             }
         );
-        assert!(shown.contains("`read` for `.env`") && shown.contains("Please answer"), "{shown}");
-        assert_eq!(answer("").0, Reply::Reject { feedback: None }, "end of input rejects");
+        assert!(
+            shown.contains("`read` for `.env`") && shown.contains("Please answer"),
+            "{shown}"
+        );
+        assert_eq!(
+            answer("").0,
+            Reply::Reject { feedback: None },
+            "end of input rejects"
+        );
         assert!(refusal(&req()).contains("--yes"));
     }
 }

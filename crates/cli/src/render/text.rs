@@ -57,8 +57,14 @@ impl TextRenderer {
         if event.kind == kinds::SESSION_STATUS
             && event.data.pointer("/status/type") == Some(&Value::from("retry"))
         {
-            let message = event.data.pointer("/status/message").and_then(Value::as_str);
-            eprintln!("strata: retrying: {}", message.unwrap_or("the model request failed"));
+            let message = event
+                .data
+                .pointer("/status/message")
+                .and_then(Value::as_str);
+            eprintln!(
+                "strata: retrying: {}",
+                message.unwrap_or("the model request failed")
+            );
             return;
         }
         let Some(part) = event_part(event) else {
@@ -130,7 +136,12 @@ impl TextRenderer {
             self.stop_spinner();
             return;
         }
-        let message = self.running.values().cloned().collect::<Vec<_>>().join(", ");
+        let message = self
+            .running
+            .values()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
         let spinner = self.spinner.get_or_insert_with(|| {
             let bar = ProgressBar::new_spinner();
             if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
@@ -171,7 +182,9 @@ fn describe(state: &Value) -> String {
         return title.to_string();
     }
     let input = &state["input"];
-    for key in ["filePath", "path", "pattern", "command", "url", "query", "tool"] {
+    for key in [
+        "filePath", "path", "pattern", "command", "url", "query", "tool",
+    ] {
         if let Some(v) = input.get(key).and_then(Value::as_str) {
             return v.lines().next().unwrap_or_default().to_string();
         }
@@ -226,17 +239,29 @@ mod tests {
         let mut r = TextRenderer::new(Box::new(sink.clone()));
         r.delta("t1", "Let me ");
         r.delta("t1", "look.");
-        r.event(&part("t1", "text", json!({"text": "Let me look.", "time": {"start": 1, "end": 2}})));
-        let running = json!({"tool": "read", "state": {"status": "running", "input": {"filePath": "a.txt"}}});
+        r.event(&part(
+            "t1",
+            "text",
+            json!({"text": "Let me look.", "time": {"start": 1, "end": 2}}),
+        ));
+        let running =
+            json!({"tool": "read", "state": {"status": "running", "input": {"filePath": "a.txt"}}});
         r.event(&part("p1", "tool", running));
         let done = json!({"tool": "read", "state": {"status": "completed", "title": "a.txt", "input": {}}});
         r.event(&part("p1", "tool", done.clone()));
         r.event(&part("p1", "tool", done));
         let failed = json!({"tool": "grep", "state": {"status": "error", "input": {"pattern": "x"}, "error": "bad regex\nmore"}});
         r.event(&part("p2", "tool", failed));
-        r.event(&part("t2", "text", json!({"text": "Done", "time": {"start": 1, "end": 2}})));
+        r.event(&part(
+            "t2",
+            "text",
+            json!({"text": "Done", "time": {"start": 1, "end": 2}}),
+        ));
         r.finish();
         let out = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
-        assert_eq!(out, "Let me look.\n→ read a.txt\n✗ grep x: bad regex\nDone\n");
+        assert_eq!(
+            out,
+            "Let me look.\n→ read a.txt\n✗ grep x: bad regex\nDone\n"
+        );
     }
 }

@@ -2,8 +2,9 @@
 //! (spec §5, §6, §18 b). It reads directories itself, as ripgrep does: this is the one place a
 //! tool's file access does not go through FsUtil, because the walker's ignore logic is the point.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use ignore::overrides::{Override, OverrideBuilder};
@@ -44,15 +45,23 @@ fn overrides(root: &Path, glob: Option<&str>) -> Result<Override, BadGlob> {
 }
 
 /// Walks files under `spec.root` in parallel, calling `visit` on each; returns what it kept.
+///
+/// A glob may name a hidden or ignored *file*, but it never opens a hidden or ignored
+/// *directory*: a broad glob such as `*` would match directory names too, so the directories a
+/// plain walk (no glob) would enter are listed first and the glob walk stays inside them.
 pub fn walk_files<T: Send>(
     spec: &WalkSpec<'_>,
     visit: impl Fn(&Path, SystemTime) -> Option<T> + Sync,
 ) -> Result<Vec<T>, BadGlob> {
+    let dirs = Arc::new(entered_dirs(spec)?);
     let ov = overrides(spec.root, spec.glob)?;
     let out = Mutex::new(Vec::new());
     let walker = WalkBuilder::new(spec.root)
         .hidden(!spec.hidden)
         .overrides(ov)
+        .filter_entry(move |e| {
+            !e.file_type().is_some_and(|t| t.is_dir()) || dirs.contains(e.path())
+        })
         .threads(2)
         .build_parallel();
     walker.run(|| {
@@ -75,6 +84,30 @@ pub fn walk_files<T: Send>(
         })
     });
     Ok(out.into_inner().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// The directories a walk without the glob enters (hidden and ignore rules applied).
+fn entered_dirs(spec: &WalkSpec<'_>) -> Result<HashSet<PathBuf>, BadGlob> {
+    let ov = overrides(spec.root, None)?;
+    let dirs = Mutex::new(HashSet::new());
+    WalkBuilder::new(spec.root)
+        .hidden(!spec.hidden)
+        .overrides(ov)
+        .threads(2)
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                if let Ok(e) = entry
+                    && e.file_type().is_some_and(|t| t.is_dir())
+                {
+                    dirs.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(e.path().to_path_buf());
+                }
+                WalkState::Continue
+            })
+        });
+    Ok(dirs.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
 /// Newest first, then by path.

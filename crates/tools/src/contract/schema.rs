@@ -67,6 +67,9 @@ fn normalize_property(p: &mut Value) {
     let Some(obj) = p.as_object_mut() else {
         return;
     };
+    if let Some(Value::String(d)) = obj.get_mut("description") {
+        *d = unwrap_lines(d);
+    }
     // Option<T>: `"type": ["integer", "null"]` or `anyOf: [T, {"type":"null"}]` → T.
     if let Some(Value::Array(types)) = obj.get("type").cloned() {
         let kept: Vec<Value> = types.into_iter().filter(|t| t != "null").collect();
@@ -111,6 +114,30 @@ fn normalize_property(p: &mut Value) {
     }
 }
 
+/// Doc comments wrap at the source's line width; a model should see flowing sentences, with
+/// blank lines (paragraphs) and list items kept.
+fn unwrap_lines(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.split('\n') {
+        let t = line.trim();
+        let starts_item = t.starts_with("- ") || t.starts_with("* ");
+        if out.is_empty() {
+            out.push_str(t);
+        } else if t.is_empty() {
+            out.push_str("\n\n");
+        } else if out.ends_with("\n\n") || starts_item {
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(t);
+        } else {
+            out.push(' ');
+            out.push_str(t);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +172,13 @@ mod tests {
         #[default]
         Low,
         High,
+    }
+
+    #[test]
+    fn wrapped_doc_lines_flow() {
+        assert_eq!(unwrap_lines("a long\nsentence."), "a long sentence.");
+        assert_eq!(unwrap_lines("one.\n\ntwo."), "one.\n\ntwo.");
+        assert_eq!(unwrap_lines("list:\n- a\n- b"), "list:\n- a\n- b");
     }
 
     #[test]

@@ -328,7 +328,11 @@ fn render_file(
             last + 1
         )
     } else {
-        format!("(End of file - {} lines in total)", pager.count)
+        let n = pager.count;
+        format!(
+            "(End of file - {n} line{} in total)",
+            if n == 1 { "" } else { "s" }
+        )
     };
     let mut output = format!(
         "<path>{}</path>\n<type>file</type>\n<content>\n{}\n\n{footer}\n</content>",
