@@ -225,13 +225,13 @@ fn on_a_terminal_the_ask_is_prompted_and_answered() {
     let run = p.strata_on_tty(&["tool", "read", &call], "o\n");
     run.expect_code(0);
     assert!(
-        run.stdout.contains("Permission `external_directory`"),
+        run.stdout.contains("Permission needed: `external_directory`"),
         "{}",
         run.stdout
     );
     assert!(run.stdout.contains("1: far away"), "{}", run.stdout);
 
-    let run = p.strata_on_tty(&["tool", "read", &call], "r not that one\n");
+    let run = p.strata_on_tty(&["tool", "read", &call], "r\nnot that one\n");
     run.expect_code(1);
     assert!(
         run.stdout.contains("not that one"),

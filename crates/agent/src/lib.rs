@@ -28,3 +28,18 @@ pub fn store_node() -> Node {
 pub fn production() -> Graph {
     strata_registry::production().with(store_node())
 }
+
+#[cfg(test)]
+mod tests {
+    use strata_graph::{Available, Tier};
+    use strata_services::instance::InstanceSeed;
+
+    #[test]
+    fn the_production_graph_with_the_store_validates() {
+        let graph = super::production();
+        graph
+            .validate(&[Available::of::<InstanceSeed>(Tier::Instance)])
+            .unwrap_or_else(|r| panic!("{r}"));
+        assert!(graph.nodes().iter().any(|n| n.key() == "Store"));
+    }
+}

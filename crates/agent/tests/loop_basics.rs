@@ -312,3 +312,37 @@ async fn the_step_budget_ends_the_run() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn edits_need_a_read_first_unless_the_config_turns_the_check_off() {
+    for (config, expected) in [
+        (json!({}), "the old value\n"),
+        (
+            json!({"tools": {"read_before_edit": false}}),
+            "the new value\n",
+        ),
+    ] {
+        TestInstance::builder()
+            .file("notes.txt", "the old value\n")
+            .config(config)
+            .run(|t| async move {
+                let server = ModelServer::start(vec![
+                    Turn::tool_call(
+                        "c1",
+                        "edit",
+                        r#"{"filePath":"notes.txt","oldString":"old","newString":"new"}"#,
+                    ),
+                    Turn::text("done"),
+                ]);
+                let runner = runner(&t, &server, MODEL, options());
+                let ran = run(&t, &runner, "edit without reading").await;
+                assert_eq!(ran.report.outcome, RunOutcome::Completed);
+                assert_eq!(
+                    std::fs::read_to_string(t.path("notes.txt")).unwrap(),
+                    expected
+                );
+                assert_log_consistent(&store(&t), &ran);
+            })
+            .await;
+    }
+}

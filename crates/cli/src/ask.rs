@@ -1,33 +1,11 @@
-//! Answering permission asks at the command line: `--yes`, a TTY prompt, or a refusal that
-//! says how to allow the call.
+//! The permission responder of one-shot commands (`strata tool`): the same answers as
+//! `strata run` (see `render::prompt`), without a spinner to pause.
 
-use std::io::{BufRead, IsTerminal, Write};
-
-use strata_services::permission::{Permission, PermissionEvent, Reply, Request};
+use strata_services::permission::{Permission, PermissionEvent, Reply};
 use tokio::task::JoinHandle;
 
-/// How this front-end answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AskMode {
-    /// Allow every ask (rules that deny still deny: those never become asks).
-    Yes,
-    /// Prompt on the terminal.
-    Prompt,
-    /// Refuse, telling the user to pass `--yes` or run from a terminal.
-    Refuse,
-}
-
-impl AskMode {
-    pub fn from_flags(yes: bool) -> Self {
-        if yes {
-            AskMode::Yes
-        } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-            AskMode::Prompt
-        } else {
-            AskMode::Refuse
-        }
-    }
-}
+pub use crate::render::prompt::AskMode;
+use crate::render::prompt::{ask_on_terminal, refusal};
 
 /// Answers every ask of `permission` until the returned task is aborted.
 pub fn spawn_responder(permission: Permission, mode: AskMode) -> JoinHandle<()> {
@@ -40,61 +18,14 @@ pub fn spawn_responder(permission: Permission, mode: AskMode) -> JoinHandle<()> 
             let reply = match mode {
                 AskMode::Yes => Reply::Once,
                 AskMode::Refuse => {
-                    eprintln!(
-                        "strata: `{}` permission for {} needs approval, and there is no terminal \
-                         to ask on. Pass --yes to allow it, or add a rule to strata.json.",
-                        req.permission,
-                        describe(&req)
-                    );
+                    eprintln!("{}", refusal(&req));
                     Reply::Reject { feedback: None }
                 }
-                AskMode::Prompt => {
-                    let r = req.clone();
-                    tokio::task::spawn_blocking(move || prompt(&r))
-                        .await
-                        .unwrap_or(Reply::Reject { feedback: None })
-                }
+                AskMode::Prompt => ask_on_terminal(&req)
+                    .await
+                    .unwrap_or(Reply::Reject { feedback: None }),
             };
             let _ = permission.reply(&req.id, reply);
         }
     })
-}
-
-fn describe(req: &Request) -> String {
-    req.patterns
-        .iter()
-        .map(|p| format!("`{p}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn prompt(req: &Request) -> Reply {
-    let mut err = std::io::stderr();
-    let _ = writeln!(
-        err,
-        "\nPermission `{}` requested for {}",
-        req.permission,
-        describe(req)
-    );
-    let _ = write!(
-        err,
-        "Allow? [o]nce, [a]lways, [r]eject (then type feedback): "
-    );
-    let _ = err.flush();
-    let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).is_err() {
-        return Reply::Reject { feedback: None };
-    }
-    let line = line.trim();
-    match line.chars().next().map(|c| c.to_ascii_lowercase()) {
-        Some('o') | Some('y') => Reply::Once,
-        Some('a') => Reply::Always,
-        _ => {
-            let feedback = line
-                .split_once(char::is_whitespace)
-                .map(|(_, rest)| rest.trim().to_string())
-                .filter(|f| !f.is_empty());
-            Reply::Reject { feedback }
-        }
-    }
 }

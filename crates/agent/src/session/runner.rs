@@ -37,7 +37,7 @@ pub struct RunOptions {
     pub max_retries: u32,
     /// Wait before retry `n` is `n × retry_delay`.
     pub retry_delay: Duration,
-    /// `edit`/`write` refuse files this session has not read.
+    /// `edit`/`write` refuse files this session has not read (unless the config turns it off).
     pub read_before_edit: bool,
 }
 
@@ -175,7 +175,8 @@ impl Runner {
             ruleset: &ruleset,
             agent: &opts.agent,
             model: &self.model.api_model,
-            read_before_edit: opts.read_before_edit,
+            // Config `tools.read_before_edit = false` turns the check off (spec §18 a).
+            read_before_edit: opts.read_before_edit && s.config.tools.read_before_edit,
             continue_on_deny: s.config.experimental.continue_loop_on_deny,
             doom: &doom,
             cancel: &cancel,

@@ -10,12 +10,15 @@ use super::read::{load_message, load_session};
 use super::types::{Event, Message, Part, Role, Session, StoreError, kinds};
 use super::{SqlResult, Store};
 
-/// Marks the session changed; its `updated_ms` strictly increases with every change so that
-/// "most recently changed" is well defined even within one millisecond.
+/// The next session time: `now`, or just past the latest session time when that is later, so
+/// "most recently changed" is well defined across sessions even within one millisecond.
+const NEXT_SESSION_MS: &str = "MAX(?2, (SELECT COALESCE(MAX(updated_ms), 0) + 1 FROM sessions))";
+
+/// Marks the session changed (see [`NEXT_SESSION_MS`]).
 fn touch(tx: &Transaction<'_>, path: &Path, session_id: &str, now: i64) -> Result<(), StoreError> {
     let changed = tx
         .execute(
-            "UPDATE sessions SET updated_ms = MAX(?2, updated_ms + 1) WHERE id = ?1",
+            &format!("UPDATE sessions SET updated_ms = {NEXT_SESSION_MS} WHERE id = ?1"),
             params![session_id, now],
         )
         .op(path, "updating a session's time")?;
@@ -77,17 +80,24 @@ impl Store {
                     load_session(tx, path, parent)?;
                 }
                 tx.execute(
-                    "INSERT INTO sessions (id, directory, title, created_ms, updated_ms, parent_id)
-                     VALUES (?1, ?2, '', ?3, ?3, ?4)",
-                    params![id, directory.to_string_lossy(), now, parent],
+                    &format!(
+                        "INSERT INTO sessions (id, created_ms, updated_ms, directory, title, parent_id)
+                         VALUES (?1, ?2, {NEXT_SESSION_MS}, ?3, '', ?4)"
+                    ),
+                    params![id, now, directory.to_string_lossy(), parent],
                 )
                 .op(path, "creating a session")?;
+                let updated_ms: i64 = tx
+                    .query_row("SELECT updated_ms FROM sessions WHERE id = ?1", [&id], |r| {
+                        r.get(0)
+                    })
+                    .op(path, "creating a session")?;
                 Ok(Session {
                     id: id.clone(),
                     directory: directory.to_path_buf(),
                     title: String::new(),
                     created_ms: now,
-                    updated_ms: now,
+                    updated_ms,
                     parent_id: parent.map(str::to_string),
                 })
             },

@@ -285,7 +285,16 @@ impl Read {
         let mut stopped = false;
         while let Some(chunk) = stream.next().await {
             let chunk = chunk.map_err(|e| ToolError::model(e.to_string()))?;
-            hasher.update(&chunk);
+            if pager.is_full() {
+                // Past the page: only the total line count is still needed.
+                let n = splitter.count(&chunk);
+                pager.skip_counted(n);
+                continue;
+            }
+            // Hashing only matters while the page may still turn out to be the whole file.
+            if pager.offset() == 1 && !pager.more {
+                hasher.update(&chunk);
+            }
             if splitter.feed(&chunk, &mut |l| pager.push(l)) == Next::Stop {
                 stopped = true;
                 break;

@@ -46,6 +46,19 @@ impl Pager {
         self.offset
     }
 
+    /// The page holds `limit` lines: later lines are only counted.
+    pub fn is_full(&self) -> bool {
+        self.kept.len() >= self.limit
+    }
+
+    /// Adds lines that were counted, not read (see [`LineSplitter::count`]).
+    pub fn skip_counted(&mut self, n: usize) {
+        if n > 0 {
+            self.count += n;
+            self.more = true;
+        }
+    }
+
     pub fn push(&mut self, line: &str) -> Next {
         self.count += 1;
         if self.count < self.offset {
@@ -107,6 +120,24 @@ impl LineSplitter {
         }
         self.partial.extend_from_slice(rest);
         Next::Continue
+    }
+
+    /// Counts the lines in `chunk` without decoding them: once the page is full only the
+    /// total is still needed, and decoding every line of a large file would dominate.
+    pub fn count(&mut self, chunk: &[u8]) -> usize {
+        let n = memchr::memchr_iter(b'\n', chunk).count();
+        let after_last = match memchr::memrchr(b'\n', chunk) {
+            Some(i) => &chunk[i + 1..],
+            None => chunk,
+        };
+        if n > 0 {
+            self.partial.clear();
+        }
+        // Only whether an unterminated last line exists matters from here on.
+        if !after_last.is_empty() && self.partial.is_empty() {
+            self.partial.push(b'x');
+        }
+        n
     }
 
     /// The last line, when the input did not end with a newline.
@@ -178,6 +209,29 @@ mod tests {
         assert!(!page("", 1, 0).offset_out_of_range());
         assert!(page("", 2, 0).offset_out_of_range());
         assert!(!page("a\nb\nc", 3, 0).offset_out_of_range());
+    }
+
+    #[test]
+    fn counting_mode_gives_the_same_total() {
+        for text in ["a\nb\nc\nd\ne\n", "a\nb\nc\nd\ne", "a\nb\n\n\n"] {
+            for split in 0..text.len() {
+                let mut p = Pager::new(1, 2);
+                let mut s = LineSplitter::default();
+                let (x, y) = text.as_bytes().split_at(split);
+                s.feed(x, &mut |l| p.push(l));
+                if p.is_full() {
+                    let n = s.count(y);
+                    p.skip_counted(n);
+                } else {
+                    s.feed(y, &mut |l| p.push(l));
+                }
+                s.finish(&mut |l| p.push(l));
+                let whole = page(text, 1, 2);
+                assert_eq!(p.count, whole.count, "{text:?} split at {split}");
+                assert_eq!(p.kept, whole.kept);
+                assert_eq!(p.more, whole.more);
+            }
+        }
     }
 
     #[test]
