@@ -225,7 +225,8 @@ fn on_a_terminal_the_ask_is_prompted_and_answered() {
     let run = p.strata_on_tty(&["tool", "read", &call], "o\n");
     run.expect_code(0);
     assert!(
-        run.stdout.contains("Permission needed: `external_directory`"),
+        run.stdout
+            .contains("Permission needed: `external_directory`"),
         "{}",
         run.stdout
     );

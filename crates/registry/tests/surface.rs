@@ -6,7 +6,11 @@ use strata_services::permission::{Action, Rule};
 use strata_testkit::TestInstance;
 
 fn ids(t: &TestInstance, spec: &SurfaceSpec) -> Vec<&'static str> {
-    t.get::<ToolRegistry>().surface(spec).iter().map(|x| x.id).collect()
+    t.get::<ToolRegistry>()
+        .surface(spec)
+        .iter()
+        .map(|x| x.id)
+        .collect()
 }
 
 fn spec(t: &TestInstance, model: &str) -> SurfaceSpec {
@@ -25,11 +29,17 @@ async fn patch_models_get_apply_patch_others_edit_and_write() {
             assert!(gpt.contains(&"apply_patch"), "{gpt:?}");
             assert!(!gpt.contains(&"edit") && !gpt.contains(&"write"), "{gpt:?}");
             let claude = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
-            assert!(claude.contains(&"edit") && claude.contains(&"write"), "{claude:?}");
+            assert!(
+                claude.contains(&"edit") && claude.contains(&"write"),
+                "{claude:?}"
+            );
             assert!(!claude.contains(&"apply_patch"), "{claude:?}");
             for model in ["openai/gpt-4.1", "gpt-oss-20b"] {
                 let s = ids(&t, &spec(&t, model));
-                assert!(s.contains(&"edit") && !s.contains(&"apply_patch"), "{model}: {s:?}");
+                assert!(
+                    s.contains(&"edit") && !s.contains(&"apply_patch"),
+                    "{model}: {s:?}"
+                );
             }
             // `invalid` is registered but never advertised.
             assert!(t.get::<ToolRegistry>().get("invalid").is_some());
@@ -94,7 +104,14 @@ async fn the_registry_node_requires_every_tools_services() {
         .find(|n| n.key() == "ToolRegistry")
         .expect("the registry node");
     let keys: Vec<_> = node.requires().iter().map(|r| r.key).collect();
-    for needed in ["FsUtil", "ChildProcessSpawner", "FileTime", "Truncate", "Config", "Bus"] {
+    for needed in [
+        "FsUtil",
+        "ChildProcessSpawner",
+        "FileTime",
+        "Truncate",
+        "Config",
+        "Bus",
+    ] {
         assert!(keys.contains(&needed), "{needed} missing from {keys:?}");
     }
     // Dropping a service a tool needs makes the whole graph fail validation, naming the tool
@@ -109,5 +126,8 @@ async fn the_registry_node_requires_every_tools_services() {
         >(strata_graph::Tier::Instance)])
         .unwrap_err()
         .to_string();
-    assert!(report.contains("`ToolRegistry` (instance) needs `FileTime`"), "{report}");
+    assert!(
+        report.contains("`ToolRegistry` (instance) needs `FileTime`"),
+        "{report}"
+    );
 }

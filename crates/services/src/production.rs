@@ -76,9 +76,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let flags = RuntimeFlags::for_dirs(dir.path().join("data"), dir.path().join("cfg"));
         let mut g = production();
-        g.replace::<RuntimeFlags>(Node::value(Tier::Global, flags)).unwrap();
+        g.replace::<RuntimeFlags>(Node::value(Tier::Global, flags))
+            .unwrap();
         let scope = Scope::new();
-        let global = g.tier(Tier::Global).build(&Context::new(), &scope).await.unwrap();
+        let global = g
+            .tier(Tier::Global)
+            .build(&Context::new(), &scope)
+            .await
+            .unwrap();
         let base = global.with(InstanceSeed {
             directory: dir.path().to_path_buf(),
         });

@@ -295,4 +295,9 @@ impl FsApi for LiveFs {
             .await
             .unwrap_or(false)
     }
+
+    fn is_executable(&self, path: &Path) -> bool {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
 }

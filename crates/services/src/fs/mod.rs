@@ -96,6 +96,9 @@ pub trait FsApi: Send + Sync + 'static {
     async fn rename(&self, from: &Path, to: &Path) -> Result<(), FsError>;
     /// Whether something exists at the path (following symlinks); errors count as absent.
     async fn exists(&self, path: &Path) -> bool;
+    /// Whether the path is a regular file (after symlinks) with an execute bit. Synchronous (one
+    /// `stat`) for callers that choose a program while they are built, such as the shell.
+    fn is_executable(&self, path: &Path) -> bool;
 }
 
 /// Handle to the filesystem service.

@@ -34,14 +34,14 @@ impl Shell {
 
     /// The shell for a project whose config names `configured` (if any), from this process's
     /// `SHELL` and `PATH`.
-    pub fn detect(configured: Option<&str>) -> Shell {
+    pub fn detect(configured: Option<&str>, is_exec: &dyn Fn(&Path) -> bool) -> Shell {
         let env_shell = std::env::var("SHELL").ok();
         let path_var = std::env::var_os("PATH");
         choose(
             configured,
             env_shell.as_deref(),
             path_var.as_deref(),
-            &is_executable,
+            is_exec,
         )
     }
 }
@@ -103,22 +103,6 @@ fn lookup(
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(program))
         .find(|candidate| is_exec(candidate))
-}
-
-/// A regular file (after symlinks) with an execute bit.
-fn is_executable(path: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        meta.is_file()
-    }
 }
 
 #[cfg(test)]
@@ -196,6 +180,8 @@ mod tests {
     #[test]
     fn the_live_probe_needs_an_execute_bit() {
         use std::os::unix::fs::PermissionsExt;
+        let fs = strata_services::fs::FsUtil::live();
+        let is_executable = |p: &Path| fs.is_executable(p);
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("myshell");
         std::fs::write(&file, "#!/bin/sh\n").unwrap();

@@ -88,7 +88,7 @@ impl Tool for Bash {
 
     fn init((info, fs, spawner, truncate, config, flags): Self::Deps) -> Self {
         Bash {
-            shell: Shell::detect(config.shell.as_deref()),
+            shell: Shell::detect(config.shell.as_deref(), &|p| fs.is_executable(p)),
             default_timeout_ms: flags.bash_default_timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
             scratch_dir: flags.temp_dir.join("strata"),
             info,

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Scans of real command lines against a project laid out in a temporary directory.
 
 use std::fs;
