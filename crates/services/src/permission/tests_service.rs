@@ -352,6 +352,10 @@ async fn closing_the_instance_scope_rejects_pending() {
     let scope = Scope::new();
     let cx = Graph::new()
         .with(Permission::node())
+        .with(strata_graph::Node::value(
+            strata_graph::Tier::Global,
+            crate::bus::Bus::new(),
+        ))
         .build(&Context::new(), &scope)
         .await
         .unwrap();
