@@ -24,7 +24,7 @@ pub use page::{DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_CHARS};
 use page::{LineSplitter, Next, Pager};
 
 const SAMPLE_BYTES: usize = 4096;
-const CHUNK: usize = 64 * 1024;
+const CHUNK: usize = 256 * 1024;
 /// Images and PDFs larger than this are refused rather than base64-encoded into memory.
 const MAX_ATTACHMENT_BYTES: u64 = 20 * 1024 * 1024;
 
