@@ -53,17 +53,18 @@ pub fn walk_files<T: Send>(
     spec: &WalkSpec<'_>,
     visit: impl Fn(&Path, SystemTime) -> Option<T> + Sync,
 ) -> Result<Vec<T>, BadGlob> {
-    let dirs = Arc::new(entered_dirs(spec)?);
     let ov = overrides(spec.root, spec.glob)?;
-    let out = Mutex::new(Vec::new());
-    let walker = WalkBuilder::new(spec.root)
-        .hidden(!spec.hidden)
-        .overrides(ov)
-        .filter_entry(move |e| {
+    let mut builder = WalkBuilder::new(spec.root);
+    builder.hidden(!spec.hidden).overrides(ov).threads(2);
+    // Without a glob nothing can whitelist a directory, so no pre-walk is needed.
+    if spec.glob.is_some() {
+        let dirs = Arc::new(entered_dirs(spec)?);
+        builder.filter_entry(move |e| {
             !e.file_type().is_some_and(|t| t.is_dir()) || dirs.contains(e.path())
-        })
-        .threads(2)
-        .build_parallel();
+        });
+    }
+    let out = Mutex::new(Vec::new());
+    let walker = builder.build_parallel();
     walker.run(|| {
         Box::new(|entry| {
             let Ok(entry) = entry else {

@@ -108,7 +108,7 @@ impl Tool for Edit {
                 None => (false, new),
             };
             let next = replace(body, &old, &new, p.replace_all.unwrap_or(false))
-                .map_err(|e| ToolError::model(e.to_string()))?;
+                .map_err(|e| ToolError::model(format!("{e} (file: {})", path.display())))?;
             let bom = if had_bom || new_bom {
                 BOM.to_string()
             } else {
