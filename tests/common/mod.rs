@@ -243,26 +243,31 @@ impl Project {
                 .expect("type into the command");
             drop(stdin);
         }
-        let stdout = drain(child.stdout.take());
-        let stderr = drain(child.stderr.take());
-        let start = Instant::now();
-        let mut delay = Duration::from_millis(2);
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("poll the command") {
-                break status;
-            }
-            if start.elapsed() > COMMAND_LIMIT {
-                let _ = child.kill();
-                panic!("{cmd:?} did not finish within {COMMAND_LIMIT:?}");
-            }
-            std::thread::sleep(delay);
-            delay = (delay * 2).min(Duration::from_millis(50));
-        };
-        Run {
-            code: status.code().unwrap_or(-1),
-            stdout: stdout.join().expect("read stdout"),
-            stderr: stderr.join().expect("read stderr"),
+        finish(child)
+    }
+}
+
+/// Waits (bounded by [`COMMAND_LIMIT`]) for `child` and collects its output.
+pub fn finish(mut child: std::process::Child) -> Run {
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let start = Instant::now();
+    let mut delay = Duration::from_millis(2);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll the command") {
+            break status;
         }
+        if start.elapsed() > COMMAND_LIMIT {
+            let _ = child.kill();
+            panic!("strata did not finish within {COMMAND_LIMIT:?}");
+        }
+        std::thread::sleep(delay);
+        delay = (delay * 2).min(Duration::from_millis(50));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join().expect("read stdout"),
+        stderr: stderr.join().expect("read stderr"),
     }
 }
 

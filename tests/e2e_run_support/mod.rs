@@ -3,13 +3,14 @@
 //! `--format json` output.
 #![allow(dead_code)] // each test file uses a different part
 
-use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::Value;
 use strata_testkit::model_server::ModelServer;
 
+pub use super::common::finish;
 use super::common::{Project, Run, strata_bin};
 
 /// How long one `strata` command may run before the test fails.
@@ -89,40 +90,6 @@ pub fn on_tty(p: &Project, server: &ModelServer, args: &[&str], input: &str) -> 
         std::mem::forget(stdin);
     }
     finish(child)
-}
-
-/// Waits (bounded) for `child` and collects its output.
-pub fn finish(mut child: Child) -> Run {
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let start = Instant::now();
-    let mut delay = Duration::from_millis(2);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("poll the command") {
-            break status;
-        }
-        if start.elapsed() > LIMIT {
-            let _ = child.kill();
-            panic!("strata did not finish within {LIMIT:?}");
-        }
-        std::thread::sleep(delay);
-        delay = (delay * 2).min(Duration::from_millis(50));
-    };
-    Run {
-        code: status.code().unwrap_or(-1),
-        stdout: stdout.join().expect("read stdout"),
-        stderr: stderr.join().expect("read stderr"),
-    }
-}
-
-fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
 }
 
 /// Every stdout line parsed as JSON; fails on a line that is not.

@@ -23,6 +23,7 @@ pub struct Node {
     pub(crate) inner: Arc<NodeInner>,
 }
 
+#[derive(Clone)]
 pub(crate) struct NodeInner {
     pub(crate) key: &'static str,
     pub(crate) type_id: TypeId,
@@ -55,26 +56,13 @@ impl Node {
         Fut: Future<Output = Result<S, BoxError>> + Send + 'static,
     {
         let f = Arc::new(f);
-        let build: Arc<BuildFn> = Arc::new(move |cx: Context, scope: Scope| {
+        Node::with_requirements(tier, D::requires(), move |cx: Context, scope: Scope| {
             let f = f.clone();
-            Box::pin(async move {
-                let deps =
-                    D::resolve(&cx).map_err(|m| Box::new(m.for_consumer(S::KEY)) as BoxError)?;
-                let service = f(deps, scope).await?;
-                Ok(Arc::new(service) as AnyService)
-            })
-        });
-        Node {
-            inner: Arc::new(NodeInner {
-                key: S::KEY,
-                type_id: TypeId::of::<S>(),
-                type_name: std::any::type_name::<S>(),
-                tier,
-                requires: D::requires(),
-                fresh: false,
-                build,
-            }),
-        }
+            async move {
+                let deps = D::resolve(&cx).map_err(|m| Box::new(m.for_consumer(S::KEY)))?;
+                f(deps, scope).await
+            }
+        })
     }
 
     /// A node whose requirements are known only at run time (e.g. the union of every tool's
@@ -116,13 +104,8 @@ impl Node {
     pub fn fresh(&self) -> Node {
         Node {
             inner: Arc::new(NodeInner {
-                key: self.inner.key,
-                type_id: self.inner.type_id,
-                type_name: self.inner.type_name,
-                tier: self.inner.tier,
-                requires: self.inner.requires.clone(),
                 fresh: true,
-                build: self.inner.build.clone(),
+                ..(*self.inner).clone()
             }),
         }
     }
