@@ -82,8 +82,7 @@ impl Tool for Write {
             new_body.to_string()
         };
         let shown = path.to_string_lossy().into_owned();
-        let lf = |s: &str| s.trim_start_matches(BOM).replace("\r\n", "\n");
-        let diff = unified_diff(&shown, &lf(&old), &lf(&content));
+        let diff = unified_diff(&shown, &old, &content);
         cx.ask(
             Ask::new("edit", vec![title.clone()], vec!["*".into()])
                 .metadata(json!({"filepath": shown, "diff": diff})),

@@ -280,16 +280,11 @@ impl Change {
         old: Option<String>,
         new: Option<String>,
     ) -> Self {
-        let strip = |s: &Option<String>| {
-            s.as_deref()
-                .unwrap_or_default()
-                .trim_start_matches('\u{FEFF}')
-                .replace("\r\n", "\n")
-        };
-        let (before, after) = (strip(&old), strip(&new));
+        let before = old.as_deref().unwrap_or_default();
+        let after = new.as_deref().unwrap_or_default();
         let shown = path.to_string_lossy().into_owned();
-        let diff = unified_diff(&shown, &before, &after);
-        let (additions, deletions) = line_counts(&before, &after);
+        let diff = unified_diff(&shown, before, after);
+        let (additions, deletions) = line_counts(before, after);
         Change {
             kind,
             path,

@@ -21,6 +21,9 @@ pub struct Writer {
     pub bus: Bus,
 }
 
+/// Files larger than this are not edited in memory.
+pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
+
 impl Writer {
     pub fn new((info, fs, file_time, bus): WriterDeps) -> Self {
         Writer {
@@ -31,86 +34,65 @@ impl Writer {
         }
     }
 
+    /// Reads a file to edit, as text (invalid UTF-8 replaced).
     pub async fn read_text(&self, path: &Path) -> Result<String, ToolError> {
-        read_text(&self.fs, path).await
-    }
-
-    pub async fn check_fresh(&self, cx: &ToolCx, path: &Path) -> Result<(), ToolError> {
-        check_fresh(cx, &self.file_time, &self.fs, path).await
-    }
-
-    pub async fn after_write(&self, cx: &ToolCx, path: &Path, kind: WatchKind) {
-        after_write(cx, &self.file_time, &self.fs, &self.bus, path, kind).await
-    }
-}
-
-/// Files larger than this are not edited in memory.
-pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
-
-/// Reads a file to edit, as text (invalid UTF-8 replaced).
-pub async fn read_text(fs: &FsUtil, path: &Path) -> Result<String, ToolError> {
-    let bytes = fs
-        .read(path, MAX_EDIT_BYTES)
-        .await
-        .map_err(|e| ToolError::model(e.to_string()))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// The read-before-edit check (spec §18 a), unless the call turned it off.
-pub async fn check_fresh(
-    cx: &ToolCx,
-    file_time: &FileTime,
-    fs: &FsUtil,
-    path: &Path,
-) -> Result<(), ToolError> {
-    if !cx.read_before_edit {
-        return Ok(());
-    }
-    let meta = fs
-        .stat(path)
-        .await
-        .map_err(|e| ToolError::model(e.to_string()))?
-        .ok_or_else(|| ToolError::model(format!("{} does not exist.", path.display())))?;
-    let hash_now = async {
-        fs.read(path, MAX_EDIT_BYTES)
+        let bytes = self
+            .fs
+            .read(path, MAX_EDIT_BYTES)
             .await
-            .ok()
-            .map(|b| hash_bytes(&b))
-    };
-    file_time
-        .assert_fresh(&cx.session_id, path, (meta.mtime, meta.len), hash_now)
-        .await
-        .map_err(|e| ToolError::model(e.to_string()))
-}
-
-/// After a successful write: events on the Bus and a fresh FileTime record, so the next edit
-/// in this session needs no new read.
-pub async fn after_write(
-    cx: &ToolCx,
-    file_time: &FileTime,
-    fs: &FsUtil,
-    bus: &Bus,
-    path: &Path,
-    kind: WatchKind,
-) {
-    bus.publish(FileEdited {
-        path: path.to_path_buf(),
-    });
-    bus.publish(FileWatcher {
-        path: path.to_path_buf(),
-        kind,
-    });
-    if kind == WatchKind::Unlink {
-        return;
+            .map_err(|e| ToolError::model(e.to_string()))?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
-    if let (Ok(Some(meta)), Ok(bytes)) = (fs.stat(path).await, fs.read(path, MAX_EDIT_BYTES).await)
-    {
-        file_time.record_read(
-            &cx.session_id,
-            path,
-            meta.mtime,
-            meta.len,
-            Some(hash_bytes(&bytes)),
+
+    /// The read-before-edit check (spec §18 a), unless the call turned it off.
+    pub async fn check_fresh(&self, cx: &ToolCx, path: &Path) -> Result<(), ToolError> {
+        if !cx.read_before_edit {
+            return Ok(());
+        }
+        let meta = self
+            .fs
+            .stat(path)
+            .await
+            .map_err(|e| ToolError::model(e.to_string()))?
+            .ok_or_else(|| ToolError::model(format!("{} does not exist.", path.display())))?;
+        let hash_now = async {
+            self.fs
+                .read(path, MAX_EDIT_BYTES)
+                .await
+                .ok()
+                .map(|b| hash_bytes(&b))
+        };
+        self.file_time
+            .assert_fresh(&cx.session_id, path, (meta.mtime, meta.len), hash_now)
+            .await
+            .map_err(|e| ToolError::model(e.to_string()))
+    }
+
+    /// After a successful write: events on the Bus and a fresh FileTime record, so the next
+    /// edit in this session needs no new read.
+    pub async fn after_write(&self, cx: &ToolCx, path: &Path, kind: WatchKind) {
+        self.bus.publish(FileEdited {
+            path: path.to_path_buf(),
+        });
+        self.bus.publish(FileWatcher {
+            path: path.to_path_buf(),
+            kind,
+        });
+        if kind == WatchKind::Unlink {
+            return;
+        }
+        let (meta, bytes) = (
+            self.fs.stat(path).await,
+            self.fs.read(path, MAX_EDIT_BYTES).await,
         );
+        if let (Ok(Some(meta)), Ok(bytes)) = (meta, bytes) {
+            self.file_time.record_read(
+                &cx.session_id,
+                path,
+                meta.mtime,
+                meta.len,
+                Some(hash_bytes(&bytes)),
+            );
+        }
     }
 }

@@ -118,8 +118,7 @@ impl Tool for Edit {
         };
 
         let shown_path = path.to_string_lossy().into_owned();
-        let lf = |s: &str| s.trim_start_matches(BOM).replace("\r\n", "\n");
-        let diff = unified_diff(&shown_path, &lf(&before), &lf(&after));
+        let diff = unified_diff(&shown_path, &before, &after);
         cx.ask(
             Ask::new("edit", vec![title.clone()], vec!["*".into()])
                 .metadata(json!({"filepath": shown_path, "diff": diff})),
@@ -131,7 +130,7 @@ impl Tool for Edit {
             .await
             .map_err(|e| ToolError::model(e.to_string()))?;
         self.w.after_write(&cx, &path, kind).await;
-        let (additions, deletions) = line_counts(&lf(&before), &lf(&after));
+        let (additions, deletions) = line_counts(&before, &after);
         let filediff = json!({"file": shown_path, "patch": diff,
                               "additions": additions, "deletions": deletions});
         let mut running = Map::new();

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use strata_services::file_time::{FileTime, hash_bytes};
-use strata_services::fs::{FileKind, FsUtil, to_slash};
+use strata_services::fs::{FileKind, FsUtil, Metadata, to_slash};
 use strata_services::instance::InstanceInfo;
 
 use crate::common::external::{self, Kind};
@@ -106,7 +106,7 @@ impl Tool for Read {
             .unwrap_or_default();
         let mime = sniff::mime_of(&name, &sample);
         if sniff::ATTACH_MIMES.contains(&mime.as_str()) {
-            return self.attach(&path, title, &mime, meta.len, &cx).await;
+            return self.attach(&path, title, &mime, &meta, &cx).await;
         }
         if sniff::is_binary(&name, &sample) {
             return Err(ToolError::model(format!(
@@ -226,9 +226,10 @@ impl Read {
         path: &Path,
         title: String,
         mime: &str,
-        len: u64,
+        meta: &Metadata,
         cx: &ToolCx,
     ) -> Result<ToolResult, ToolError> {
+        let len = meta.len;
         if len > MAX_ATTACHMENT_BYTES {
             return Err(ToolError::model(format!(
                 "{} is {len} bytes, more than the {MAX_ATTACHMENT_BYTES}-byte limit for \
@@ -241,16 +242,13 @@ impl Read {
             .read(path, MAX_ATTACHMENT_BYTES)
             .await
             .map_err(|e| ToolError::model(e.to_string()))?;
-        let meta = self.fs.stat(path).await.ok().flatten();
-        if let Some(m) = meta {
-            self.file_time.record_read(
-                &cx.session_id,
-                path,
-                m.mtime,
-                m.len,
-                Some(hash_bytes(&bytes)),
-            );
-        }
+        self.file_time.record_read(
+            &cx.session_id,
+            path,
+            meta.mtime,
+            meta.len,
+            Some(hash_bytes(&bytes)),
+        );
         let what = if mime == "application/pdf" {
             "PDF"
         } else {
