@@ -64,6 +64,42 @@ async fn concurrency_safe_calls_run_in_parallel() {
 }
 
 #[tokio::test]
+async fn the_wait_before_a_retry_runs_on_the_clock() {
+    let start = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000);
+    TestInstance::builder()
+        .manual_clock(start)
+        .run(|t| async move {
+            let server =
+                ModelServer::start(vec![Turn::Status(503, "busy".into()), Turn::text("ok")]);
+            let opts = RunOptions {
+                retry_delay: std::time::Duration::from_secs(30),
+                ..options()
+            };
+            let runner = runner(&t, &server, MODEL, opts);
+            // The output cleanup already sleeps on this clock (first run after a minute).
+            let baseline = poll_with_timeout("the cleanup timer", LIMIT, || {
+                let n = t.clock().pending_sleepers();
+                async move { (n >= 1).then_some(n) }
+            })
+            .await;
+            let t2 = t.clone();
+            let running = tokio::spawn(async move { run(&t2, &runner, "hello").await });
+            // The run sleeps on the test clock: nothing more reaches the model until it moves.
+            poll_with_timeout("the retry to wait on the clock", LIMIT, || {
+                let waiting = t.clock().pending_sleepers() > baseline;
+                async move { waiting.then_some(()) }
+            })
+            .await;
+            assert_eq!(server.requests().len(), 1);
+            t.clock().advance(std::time::Duration::from_secs(30));
+            let ran = running.await.unwrap();
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
+            assert_eq!(server.requests().len(), 2);
+        })
+        .await;
+}
+
+#[tokio::test]
 async fn a_broken_stream_fails_its_calls_and_the_step_is_retried() {
     TestInstance::builder()
         .file("a.txt", "alpha\n")

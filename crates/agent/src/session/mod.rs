@@ -33,6 +33,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use strata_graph::{Context, Missing};
 use strata_registry::ToolRegistry;
+use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::InstanceInfo;
@@ -52,6 +53,8 @@ pub struct LoopServices {
     pub config: Config,
     pub flags: RuntimeFlags,
     pub info: InstanceInfo,
+    /// Waits between retries go through the Clock, so tests can drive them.
+    pub clock: Clock,
 }
 
 impl LoopServices {
@@ -64,6 +67,7 @@ impl LoopServices {
             config: cx.get::<Config>()?,
             flags: cx.get::<RuntimeFlags>()?,
             info: cx.get::<InstanceInfo>()?,
+            clock: cx.get::<Clock>()?,
         })
     }
 }

@@ -204,7 +204,7 @@ impl Runner {
                             json!({"type": "retry", "attempt": attempt, "message": e.to_string()});
                         rec.status(status)?;
                         tokio::select! {
-                            () = tokio::time::sleep(opts.retry_delay * attempt) => {}
+                            () = s.clock.sleep(opts.retry_delay * attempt) => {}
                             () = cancel.cancelled() => {}
                         }
                     }

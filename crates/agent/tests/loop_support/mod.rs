@@ -14,6 +14,7 @@ use strata_agent::session::{
 };
 use strata_agent::store::{Event, Store, kinds};
 use strata_registry::ToolRegistry;
+use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::InstanceInfo;
@@ -35,6 +36,7 @@ pub fn services(t: &TestInstance) -> LoopServices {
         config: t.get::<Config>(),
         flags,
         info: t.get::<InstanceInfo>(),
+        clock: t.get::<Clock>(),
     }
 }
 
