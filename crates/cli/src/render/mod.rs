@@ -8,7 +8,7 @@ pub mod text;
 use std::io::Write;
 
 use strata_agent::events::LoopEvent;
-use strata_services::permission::{Permission, PermissionEvent, Reply, Request};
+use strata_services::permission::{Permission, PermissionEvent, Request};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -66,22 +66,8 @@ impl Frontend {
         if let Renderer::Text(text) = renderer {
             text.pause();
         }
-        let reply = match self.mode {
-            AskMode::Yes => Some(Reply::Once),
-            AskMode::Refuse => {
-                eprintln!("{}", prompt::refusal(req));
-                Some(Reply::Reject { feedback: None })
-            }
-            AskMode::Prompt => {
-                tokio::select! {
-                    reply = prompt::ask_on_terminal(req) => {
-                        Some(reply.unwrap_or(Reply::Reject { feedback: None }))
-                    }
-                    // Cancelled: the loop already withdrew the ask.
-                    () = self.cancel.cancelled() => None,
-                }
-            }
-        };
+        // Cancelled mid-prompt: the loop already withdrew the ask.
+        let reply = prompt::decide(self.mode, req, &self.cancel).await;
         if let Renderer::Text(text) = renderer {
             text.resume();
         }

@@ -66,6 +66,30 @@ pub fn ask_on_terminal(req: &Request) -> oneshot::Receiver<Reply> {
     rx
 }
 
+/// The answer this front-end gives to `req`: `None` when `cancel` fires while a prompt is open
+/// (the ask has been withdrawn then, and nobody should reply).
+pub async fn decide(
+    mode: AskMode,
+    req: &Request,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Option<Reply> {
+    match mode {
+        AskMode::Yes => Some(Reply::Once),
+        AskMode::Refuse => {
+            eprintln!("{}", refusal(req));
+            Some(Reply::Reject { feedback: None })
+        }
+        AskMode::Prompt => {
+            tokio::select! {
+                reply = ask_on_terminal(req) => {
+                    Some(reply.unwrap_or(Reply::Reject { feedback: None }))
+                }
+                () = cancel.cancelled() => None,
+            }
+        }
+    }
+}
+
 /// Asks once on `err` and reads the answer from `input`.
 pub fn prompt(req: &Request, input: &mut dyn BufRead, err: &mut dyn Write) -> Reply {
     let _ = writeln!(
