@@ -3,36 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod wrapper_support;
+
 use serde_json::{Value, json};
 use strata_registry::ToolRegistry;
 use strata_testkit::TestInstance;
 use strata_tools::Effects;
 use strata_tools::contract::schema::MAX_SAFE_INTEGER;
-
-const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
-
-fn keys(v: &Value) -> Vec<String> {
-    v.as_object().unwrap().keys().cloned().collect()
-}
-
-/// What every wire schema shares (spec §0.2).
-fn check_shape(id: &str, s: &Value, properties: &[&str], required: &[&str]) {
-    assert_eq!(s["$schema"], DRAFT, "{id}");
-    assert_eq!(s["type"], "object", "{id}");
-    assert_eq!(keys(&s["properties"]), properties, "{id}: property order");
-    assert_eq!(s["required"], json!(required), "{id}: required order");
-    let text = s.to_string();
-    for absent in [
-        "additionalProperties",
-        "$ref",
-        "$defs",
-        "\"title\"",
-        "\"null\"",
-        "format",
-    ] {
-        assert!(!text.contains(absent), "{id}: `{absent}` in {text}");
-    }
-}
+use wrapper_support::check_schema_shape;
 
 #[tokio::test]
 async fn wire_schemas_of_read_glob_grep_and_invalid() {
@@ -42,7 +20,7 @@ async fn wire_schemas_of_read_glob_grep_and_invalid() {
             let schema = |id: &str| -> Value { (*registry.get(id).unwrap().schema).clone() };
 
             let read = schema("read");
-            check_shape(
+            check_schema_shape(
                 "read",
                 &read,
                 &["filePath", "offset", "limit"],
@@ -58,9 +36,9 @@ async fn wire_schemas_of_read_glob_grep_and_invalid() {
             assert_eq!(read["properties"]["filePath"]["type"], "string");
 
             let glob = schema("glob");
-            check_shape("glob", &glob, &["pattern", "path"], &["pattern"]);
+            check_schema_shape("glob", &glob, &["pattern", "path"], &["pattern"]);
             let grep = schema("grep");
-            check_shape("grep", &grep, &["pattern", "path", "include"], &["pattern"]);
+            check_schema_shape("grep", &grep, &["pattern", "path", "include"], &["pattern"]);
             for (id, s) in [("glob", &glob), ("grep", &grep)] {
                 for (name, p) in s["properties"].as_object().unwrap() {
                     assert_eq!(p["type"], "string", "{id}.{name}");
@@ -69,7 +47,7 @@ async fn wire_schemas_of_read_glob_grep_and_invalid() {
             }
 
             let invalid = schema("invalid");
-            check_shape("invalid", &invalid, &["tool", "error"], &["tool", "error"]);
+            check_schema_shape("invalid", &invalid, &["tool", "error"], &["tool", "error"]);
             assert_eq!(
                 invalid["properties"],
                 json!({"tool": {"type": "string"}, "error": {"type": "string"}}),

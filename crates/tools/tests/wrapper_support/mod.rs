@@ -102,3 +102,32 @@ pub fn footer(output: &str) -> &str {
         .find(|l| l.starts_with('('))
         .expect("a footer line")
 }
+
+/// What every wire schema shares (spec §0.2): draft 2020-12, an object with its properties and
+/// `required` in the given order, references inlined, no titles, formats or nullable types.
+pub fn check_schema_shape(id: &str, s: &serde_json::Value, properties: &[&str], required: &[&str]) {
+    assert_eq!(
+        s["$schema"], "https://json-schema.org/draft/2020-12/schema",
+        "{id}"
+    );
+    assert_eq!(s["type"], "object", "{id}");
+    let keys: Vec<&String> = s["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, properties, "{id}: property order");
+    assert_eq!(
+        s["required"],
+        serde_json::json!(required),
+        "{id}: required order"
+    );
+    let text = s.to_string();
+    for absent in [
+        "additionalProperties",
+        "$ref",
+        "$defs",
+        "\"title\"",
+        "\"null\"",
+        "anyOf",
+        "\"format\"",
+    ] {
+        assert!(!text.contains(absent), "{id}: `{absent}` in {text}");
+    }
+}
