@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::EventStream;
 use super::error::{ERROR_BODY_LIMIT, ProviderError, clip_body};
 use super::sse::{SseEvent, SseParser};
-use super::types::StreamEvent;
+use super::types::{FinishReason, StreamEvent, Usage};
 
 /// How long to wait for a TCP/TLS connection to the model endpoint.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -45,6 +45,47 @@ pub(crate) trait Decoder: Send + 'static {
         broken: Option<String>,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), ProviderError>;
+}
+
+/// The last step of every decoder's `end`: the `Finish` event, or `Interrupted` naming the
+/// calls whose arguments never became complete JSON (they must not run).
+pub(crate) fn finish(
+    url: &str,
+    reason: FinishReason,
+    usage: Option<Usage>,
+    incomplete: Vec<String>,
+    out: &mut Vec<StreamEvent>,
+) -> Result<(), ProviderError> {
+    if !incomplete.is_empty() {
+        return Err(ProviderError::Interrupted {
+            url: url.to_string(),
+            call_ids: incomplete,
+            detail: format!(
+                "the response finished ({reason:?}) while tool call arguments were not complete JSON"
+            ),
+        });
+    }
+    out.push(StreamEvent::Finish { reason, usage });
+    Ok(())
+}
+
+/// Runs a whole SSE `body` through `decoder` as the stream driver does (tests of decoders).
+#[cfg(test)]
+pub(crate) fn decode_all<D: Decoder>(
+    mut decoder: D,
+    body: &str,
+) -> (Vec<StreamEvent>, Option<ProviderError>) {
+    let mut out = Vec::new();
+    for ev in SseParser::new().push(body.as_bytes()) {
+        if let Err(e) = decoder.event(ev, &mut out) {
+            return (out, Some(e));
+        }
+        if decoder.done() {
+            break;
+        }
+    }
+    let err = decoder.end(None, &mut out).err();
+    (out, err)
 }
 
 /// POSTs `body` as JSON to `url` and returns the decoded event stream.

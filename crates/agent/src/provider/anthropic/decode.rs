@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::provider::assembler::ToolCallAssembler;
-use crate::provider::http::Decoder;
+use crate::provider::http::{Decoder, finish};
 use crate::provider::sse::SseEvent;
 use crate::provider::{FinishReason, ProviderError, StreamEvent, Usage};
 
@@ -168,20 +168,7 @@ impl Decoder for AnthropicDecoder {
         } else {
             FinishReason::Stop
         });
-        if !incomplete.is_empty() {
-            return Err(ProviderError::Interrupted {
-                url: self.url.clone(),
-                call_ids: incomplete,
-                detail: format!(
-                    "the response finished ({reason:?}) while tool call arguments were not complete JSON"
-                ),
-            });
-        }
-        out.push(StreamEvent::Finish {
-            reason,
-            usage: self.usage,
-        });
-        Ok(())
+        finish(&self.url, reason, self.usage, incomplete, out)
     }
 }
 
@@ -189,21 +176,13 @@ impl Decoder for AnthropicDecoder {
 mod tests {
     use super::*;
     use crate::provider::ToolCall;
-    use crate::provider::sse::SseParser;
+    use crate::provider::http::decode_all;
 
     fn decode(body: &str) -> (Vec<StreamEvent>, Option<ProviderError>) {
-        let mut d = AnthropicDecoder::new("http://127.0.0.1:1/v1/messages".into());
-        let mut out = Vec::new();
-        for ev in SseParser::new().push(body.as_bytes()) {
-            if let Err(e) = d.event(ev, &mut out) {
-                return (out, Some(e));
-            }
-            if d.done() {
-                break;
-            }
-        }
-        let err = d.end(None, &mut out).err();
-        (out, err)
+        decode_all(
+            AnthropicDecoder::new("http://127.0.0.1:1/v1/messages".into()),
+            body,
+        )
     }
 
     fn sse(events: &[(&str, &str)]) -> String {

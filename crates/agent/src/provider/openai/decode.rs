@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::provider::assembler::ToolCallAssembler;
-use crate::provider::http::Decoder;
+use crate::provider::http::{Decoder, finish};
 use crate::provider::sse::SseEvent;
 use crate::provider::{FinishReason, ProviderError, StreamEvent, Usage};
 
@@ -157,20 +157,8 @@ impl Decoder for OpenAiDecoder {
                 });
             }
         };
-        if !self.incomplete.is_empty() {
-            return Err(ProviderError::Interrupted {
-                url: self.url.clone(),
-                call_ids: std::mem::take(&mut self.incomplete),
-                detail: format!(
-                    "the response finished ({reason:?}) while tool call arguments were not complete JSON"
-                ),
-            });
-        }
-        out.push(StreamEvent::Finish {
-            reason,
-            usage: self.usage,
-        });
-        Ok(())
+        let incomplete = std::mem::take(&mut self.incomplete);
+        finish(&self.url, reason, self.usage, incomplete, out)
     }
 }
 
@@ -178,22 +166,14 @@ impl Decoder for OpenAiDecoder {
 mod tests {
     use super::*;
     use crate::provider::ToolCall;
-    use crate::provider::sse::SseParser;
+    use crate::provider::http::decode_all;
 
     /// Runs `body` through the parser and decoder as the driver would.
     fn decode(body: &str) -> (Vec<StreamEvent>, Option<ProviderError>) {
-        let mut d = OpenAiDecoder::new("http://127.0.0.1:1/v1/chat/completions".into());
-        let mut out = Vec::new();
-        for ev in SseParser::new().push(body.as_bytes()) {
-            if let Err(e) = d.event(ev, &mut out) {
-                return (out, Some(e));
-            }
-            if d.done() {
-                break;
-            }
-        }
-        let err = d.end(None, &mut out).err();
-        (out, err)
+        decode_all(
+            OpenAiDecoder::new("http://127.0.0.1:1/v1/chat/completions".into()),
+            body,
+        )
     }
 
     #[test]
