@@ -55,7 +55,7 @@ fn debug_graph_lists_every_production_node_with_tier_and_deps() {
     assert_eq!(headings, ["global tier:", "instance tier:"]);
 
     let listed = parse_graph(&run.stdout);
-    let expected: BTreeMap<String, (String, Vec<String>)> = strata_registry::production()
+    let expected: BTreeMap<String, (String, Vec<String>)> = strata_agent::production()
         .nodes()
         .iter()
         .map(|n| {
@@ -64,6 +64,12 @@ fn debug_graph_lists_every_production_node_with_tier_and_deps() {
         })
         .collect();
     assert_eq!(listed, expected);
+
+    // The session store `strata run` uses is part of the graph shown.
+    assert_eq!(
+        listed["Store"],
+        ("global".to_string(), vec!["RuntimeFlags".to_string()])
+    );
 
     let (tier, deps) = &listed["ToolRegistry"];
     assert_eq!(tier, "instance");

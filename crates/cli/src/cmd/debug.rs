@@ -8,7 +8,8 @@ use strata_services::instance::InstanceSeed;
 use super::instance;
 
 pub async fn graph(dir: Option<PathBuf>, without: Vec<String>) -> u8 {
-    let full = strata_registry::production();
+    // Everything `strata run` builds, the session store included.
+    let full = strata_agent::production();
     let mut graph = Graph::new();
     for node in full.nodes() {
         if !without.iter().any(|w| w == node.key()) {
