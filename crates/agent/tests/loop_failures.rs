@@ -214,6 +214,47 @@ async fn cancelling_marks_the_running_tool_and_withdraws_its_ask() {
 }
 
 #[tokio::test]
+async fn a_cancelled_command_keeps_what_it_printed() {
+    TestInstance::builder()
+        .run(|t| async move {
+            let server = ModelServer::start(vec![Turn::tool_call(
+                "c1",
+                "bash",
+                r#"{"command":"echo before && sleep 30"}"#,
+            )]);
+            let runner = runner(&t, &server, MODEL, options());
+            let cancel = CancellationToken::new();
+            let store = store(&t);
+            let press_ctrl_c = async {
+                poll_with_timeout("`before` in the running part", LIMIT, || {
+                    let printed = store
+                        .list_sessions(None)
+                        .unwrap()
+                        .first()
+                        .map(|s| tool_parts(&store, &s.id))
+                        .unwrap_or_default()
+                        .iter()
+                        .any(|p| p["state"]["metadata"]["output"].as_str() == Some("before\n"));
+                    async move { printed.then_some(()) }
+                })
+                .await;
+                cancel.cancel();
+            };
+            let (ran, ()) = tokio::join!(
+                run_in(&t, &runner, SessionTarget::New, "run it", cancel.clone()),
+                press_ctrl_c
+            );
+            assert_eq!(ran.report.outcome, RunOutcome::Cancelled);
+            let tools = tool_parts(&store, &ran.session_id);
+            let output = tools[0]["state"]["output"].as_str().unwrap_or_default();
+            assert!(output.starts_with("before"), "{}", tools[0]);
+            assert!(output.contains("aborted"), "{}", tools[0]);
+            assert_log_consistent(&store, &ran);
+        })
+        .await;
+}
+
+#[tokio::test]
 async fn cancelling_while_the_model_streams_drops_the_request() {
     TestInstance::builder()
         .run(|t| async move {

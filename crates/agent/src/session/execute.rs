@@ -168,6 +168,8 @@ pub async fn execute(env: &CallEnv<'_>, p: Prepared) -> Result<CallOutcome, Stor
         .read_before_edit(env.read_before_edit)
         .permission(env.permission.clone(), env.ruleset.clone())
         .build();
+    // Cancellation reaches the tool through `abort`; the wrapper's cancel layer ends the call
+    // (with the tool's own result when it stops in time, as `bash` does).
     let call = tool.call(p.arguments.clone(), cx);
     tokio::pin!(call);
     let result = loop {
@@ -180,7 +182,6 @@ pub async fn execute(env: &CallEnv<'_>, p: Prepared) -> Result<CallOutcome, Stor
                 );
                 env.recorder.part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
             }
-            () = env.cancel.cancelled() => break Err(ToolError::Cancelled),
         }
     };
     finish(env, &p, start, result)

@@ -16,6 +16,7 @@ use super::error::ToolError;
 use super::result::ToolResult;
 use super::schema::wire_schema;
 use super::tool::{Tool, ToolService};
+use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
 use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
@@ -88,6 +89,7 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let service = ServiceBuilder::new()
         .layer(TraceLayer::new(T::ID))
         .layer(DecodeLayer::<T::Params>::new(T::ID))
+        .layer(CancelLayer::new(GRACE))
         .layer(TruncateLayer::new(
             truncate,
             limits.max_lines,

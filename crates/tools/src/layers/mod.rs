@@ -1,6 +1,7 @@
-//! Tower layers wrapped around every tool, outermost first: tracing, argument decoding, output
-//! truncation. Each is its own small module.
+//! Tower layers wrapped around every tool, outermost first: tracing, argument decoding,
+//! cancellation, output truncation. Each is its own small module.
 
+pub mod cancel;
 pub mod decode;
 pub mod trace;
 pub mod truncate;
