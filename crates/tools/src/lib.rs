@@ -1,7 +1,7 @@
 //! Strata's floor 3: the tool contract, the tower layers around every tool, and the tools.
 //!
 //! - [`contract`]: `Tool`, `ToolCx`, `ToolResult`, `ToolError`, `ToolDef` (erasure + layers).
-//! - [`layers`]: tracing, argument decoding and output truncation, one module each.
+//! - [`layers`]: tracing, argument decoding, cancellation and output truncation, one module each.
 //! - one module per built-in tool, listed once in [`builtin`].
 
 pub mod apply_patch;
