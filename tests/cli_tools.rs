@@ -14,11 +14,13 @@ const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 fn surface(p: &Project, model: &str) -> Value {
     let run = p.strata(&["tools", "--model", model, "--format", "json"]);
     run.expect_code(0);
-    // The bash description names the project and temp directories; nothing else is redacted.
-    let text = run
-        .stdout
-        .replace(&p.dir_str(), "[PROJECT]")
-        .replace(&p.tmp.display().to_string(), "[TMP]");
+    // The bash description names the project and temp directories and the shell's path (which
+    // depends on `$SHELL` and `PATH`); nothing else is redacted.
+    let text = redact_shell(
+        &run.stdout
+            .replace(&p.dir_str(), "[PROJECT]")
+            .replace(&p.tmp.display().to_string(), "[TMP]"),
+    );
     let doc: Value = serde_json::from_str(&text).expect("`tools --format json` prints JSON");
     assert_eq!(doc["model"], model);
     for tool in doc["tools"].as_array().expect("`tools` is an array") {
@@ -45,6 +47,18 @@ fn surface(p: &Project, model: &str) -> Value {
         assert!(tool["effects"].is_object(), "{id}");
     }
     doc
+}
+
+/// Replaces the path in "a bash shell (`PATH -c`" with `[SHELL]`.
+fn redact_shell(text: &str) -> String {
+    const OPEN: &str = "shell (`";
+    let Some(start) = text.find(OPEN).map(|i| i + OPEN.len()) else {
+        return text.to_string();
+    };
+    let Some(len) = text[start..].find(" -c`") else {
+        return text.to_string();
+    };
+    format!("{}[SHELL]{}", &text[..start], &text[start + len..])
 }
 
 fn ids(doc: &Value) -> Vec<String> {
