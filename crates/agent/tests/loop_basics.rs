@@ -346,3 +346,69 @@ async fn edits_need_a_read_first_unless_the_config_turns_the_check_off() {
             .await;
     }
 }
+
+/// A tiny file that `read` recognises as PNG by its signature.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDRnot-a-real-image";
+
+fn png_data_url() -> String {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(PNG);
+    format!("data:image/png;base64,{b64}")
+}
+
+#[tokio::test]
+async fn an_image_read_by_a_tool_is_sent_to_an_openai_model_after_the_results() {
+    TestInstance::builder()
+        .file("pixel.png", PNG)
+        .run(|t| async move {
+            let server = ModelServer::start(vec![
+                Turn::tool_call("c1", "read", r#"{"filePath":"pixel.png"}"#),
+                Turn::text("A single pixel."),
+            ]);
+            let runner = runner(&t, &server, MODEL, options());
+            let ran = run(&t, &runner, "what is in pixel.png?").await;
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
+            let messages = server.requests()[1]["messages"].clone();
+            let messages = messages.as_array().unwrap();
+            let roles: Vec<&str> = messages
+                .iter()
+                .map(|m| m["role"].as_str().unwrap())
+                .collect();
+            assert_eq!(roles, ["system", "user", "assistant", "tool", "user"]);
+            let content = &messages[4]["content"];
+            assert_eq!(content[0]["text"], "Attached by tool call c1: pixel.png");
+            assert_eq!(content[1]["type"], "image_url");
+            assert_eq!(content[1]["image_url"]["url"], png_data_url());
+            assert_log_consistent(&store(&t), &ran);
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn an_image_read_by_a_tool_is_a_block_of_its_anthropic_tool_result() {
+    TestInstance::builder()
+        .file("pixel.png", PNG)
+        .run(|t| async move {
+            let server = ModelServer::start(vec![
+                Turn::tool_call("c1", "read", r#"{"filePath":"pixel.png"}"#),
+                Turn::text("A single pixel."),
+            ]);
+            let runner = anthropic_runner(&t, &server, options());
+            let ran = run(&t, &runner, "what is in pixel.png?").await;
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
+            let request = &server.requests()[1];
+            let result = &request["messages"][2]["content"][0];
+            assert_eq!(result["type"], "tool_result", "{request}");
+            assert_eq!(result["tool_use_id"], "c1");
+            let blocks = result["content"].as_array().unwrap();
+            assert_eq!(blocks[0]["type"], "text");
+            let url = png_data_url();
+            let b64 = url.split_once(";base64,").unwrap().1;
+            assert_eq!(
+                blocks[1],
+                json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64}})
+            );
+            assert_log_consistent(&store(&t), &ran);
+        })
+        .await;
+}

@@ -179,12 +179,14 @@ async fn tool_calls_accumulate_and_results_go_back_in_the_next_request() {
                 name: "read".into(),
                 output: "fn main() {}".into(),
                 is_error: false,
+                media: vec![],
             },
             ChatMessage::ToolResult {
                 call_id: "c2".into(),
                 name: "read".into(),
                 output: "no such file".into(),
                 is_error: true,
+                media: vec![],
             },
         ];
         let done = collect(

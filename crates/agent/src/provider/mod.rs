@@ -42,7 +42,8 @@ pub use resolve::{
     ANTHROPIC_DEFAULT_BASE_URL, KNOWN_PROVIDERS, OPENAI_DEFAULT_BASE_URL, resolve_provider,
 };
 pub use types::{
-    ChatMessage, ChatRequest, Completion, FinishReason, StreamEvent, ToolCall, ToolSpec, Usage,
+    ChatMessage, ChatRequest, Completion, FinishReason, Media, StreamEvent, ToolCall, ToolSpec,
+    Usage,
 };
 
 /// The events of one response; ends after `Finish` or after the first error.

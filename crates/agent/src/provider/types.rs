@@ -42,7 +42,42 @@ pub enum ChatMessage {
         name: String,
         output: String,
         is_error: bool,
+        /// Files the tool attached (an image or PDF `read` loaded), sent beside the output.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        media: Vec<Media>,
     },
+}
+
+/// A file sent to the model as content rather than text: an image or a PDF.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Media {
+    pub mime: String,
+    /// `data:<mime>;base64,<payload>`, as tools attach it.
+    pub url: String,
+    pub filename: Option<String>,
+}
+
+impl Media {
+    /// The base64 payload of the data URL; `None` when the URL is not a base64 data URL.
+    pub fn base64(&self) -> Option<&str> {
+        self.url
+            .strip_prefix("data:")
+            .and_then(|rest| rest.split_once(";base64,"))
+            .map(|(_, data)| data)
+    }
+
+    pub fn is_image(&self) -> bool {
+        self.mime.starts_with("image/")
+    }
+
+    pub fn is_pdf(&self) -> bool {
+        self.mime == "application/pdf"
+    }
+
+    /// A name to show the model: the file name, else the MIME type.
+    pub fn label(&self) -> &str {
+        self.filename.as_deref().unwrap_or(&self.mime)
+    }
 }
 
 impl ChatMessage {
@@ -136,6 +171,7 @@ mod tests {
                 name: "read".into(),
                 output: "x".into(),
                 is_error: false,
+                media: vec![],
             },
         ];
         let json = serde_json::to_value(&msgs).unwrap();
@@ -143,5 +179,25 @@ mod tests {
         assert_eq!(json[2]["role"], "tool_result");
         let back: Vec<ChatMessage> = serde_json::from_value(json).unwrap();
         assert_eq!(back, msgs);
+    }
+
+    #[test]
+    fn media_exposes_its_payload_and_kind() {
+        let png = Media {
+            mime: "image/png".into(),
+            url: "data:image/png;base64,iVBO".into(),
+            filename: Some("a.png".into()),
+        };
+        assert_eq!(png.base64(), Some("iVBO"));
+        assert!(png.is_image() && !png.is_pdf());
+        assert_eq!(png.label(), "a.png");
+        let odd = Media {
+            mime: "application/pdf".into(),
+            url: "https://example.invalid/a.pdf".into(),
+            filename: None,
+        };
+        assert_eq!(odd.base64(), None);
+        assert!(odd.is_pdf());
+        assert_eq!(odd.label(), "application/pdf");
     }
 }

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::events::part_kinds;
-use crate::provider::{ChatMessage, ToolCall};
+use crate::provider::{ChatMessage, Media, ToolCall};
 use crate::store::{Message, Part, Role};
 
 /// What the model is told about a call that was started but never finished (a crash, or
@@ -76,6 +76,7 @@ fn assistant(parts: &[Part], out: &mut Vec<ChatMessage>) {
             name,
             output,
             is_error,
+            media: media(&state),
         });
     }
     if text.is_empty() && calls.is_empty() {
@@ -83,6 +84,23 @@ fn assistant(parts: &[Part], out: &mut Vec<ChatMessage>) {
     }
     out.push(ChatMessage::assistant(text, calls));
     out.extend(results);
+}
+
+/// The files a completed call attached, as stored in `state.attachments`; entries without a
+/// MIME type or URL are skipped.
+fn media(state: &Value) -> Vec<Media> {
+    let Some(list) = state.get("attachments").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|a| {
+            Some(Media {
+                mime: a.get("mime")?.as_str()?.to_string(),
+                url: a.get("url")?.as_str()?.to_string(),
+                filename: a.get("filename").and_then(Value::as_str).map(String::from),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -164,12 +182,46 @@ mod tests {
                 call_id: "c2".into(),
                 name: "read".into(),
                 output: "bad".into(),
-                is_error: true
+                is_error: true,
+                media: vec![],
             }
         );
         let ChatMessage::ToolResult { output, .. } = &h[4] else {
             panic!()
         };
         assert_eq!(output, UNFINISHED_CALL);
+    }
+
+    #[test]
+    fn attached_files_of_a_call_travel_with_its_result() {
+        let state = json!({
+            "status": "completed", "input": {"filePath": "a.png"}, "output": "Image read.",
+            "attachments": [
+                {"type": "file", "mime": "image/png", "url": "data:image/png;base64,iVBO", "filename": "a.png"},
+                {"type": "file", "url": "data:x;base64,"},
+            ],
+        });
+        let msgs = vec![(
+            message("m1", Role::Assistant, json!({})),
+            vec![part(
+                "m1",
+                1,
+                "tool",
+                json!({"callID": "c1", "tool": "read", "state": state}),
+            )],
+        )];
+        let h = chat_history(&msgs);
+        let ChatMessage::ToolResult { media, .. } = &h[1] else {
+            panic!("{h:?}")
+        };
+        assert_eq!(
+            media,
+            &vec![Media {
+                mime: "image/png".into(),
+                url: "data:image/png;base64,iVBO".into(),
+                filename: Some("a.png".into()),
+            }],
+            "the entry without a MIME type is skipped"
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use strata_agent::events::{LoopEvent, event_part};
-use strata_agent::provider::OpenAiCompatible;
+use strata_agent::provider::{Anthropic, OpenAiCompatible, Provider};
 use strata_agent::session::{
     LoopServices, Model, RunOptions, RunReport, Runner, SessionTarget, open_session,
 };
@@ -50,13 +50,28 @@ pub fn options() -> RunOptions {
 
 pub fn runner(t: &TestInstance, server: &ModelServer, model: &str, opts: RunOptions) -> Runner {
     let provider = OpenAiCompatible::new(server.url(), None).unwrap();
+    runner_for(t, Arc::new(provider), model, opts)
+}
+
+/// A runner speaking the Anthropic protocol to the same scripted server.
+pub fn anthropic_runner(t: &TestInstance, server: &ModelServer, opts: RunOptions) -> Runner {
+    let provider = Anthropic::new(server.anthropic_url(), Some("test-key".into())).unwrap();
+    runner_for(t, Arc::new(provider), "anthropic/scripted-model", opts)
+}
+
+fn runner_for(
+    t: &TestInstance,
+    provider: Arc<dyn Provider>,
+    model: &str,
+    opts: RunOptions,
+) -> Runner {
     let api_model = model.split_once('/').map_or(model, |(_, m)| m).to_string();
     Runner::new(
         services(t),
         Model {
             id: model.to_string(),
             api_model,
-            provider: Arc::new(provider),
+            provider,
         },
         opts,
     )

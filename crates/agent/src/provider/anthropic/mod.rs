@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::http::{build_client, post_sse};
-use super::{ChatMessage, ChatRequest, EventStream, Provider, ProviderError};
+use super::{ChatMessage, ChatRequest, EventStream, Media, Provider, ProviderError};
 
 pub(crate) use decode::AnthropicDecoder;
 
@@ -124,11 +124,12 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
                 call_id,
                 output,
                 is_error,
+                media,
                 ..
             } => (
                 "user",
                 vec![
-                    json!({"type": "tool_result", "tool_use_id": call_id, "content": output, "is_error": is_error}),
+                    json!({"type": "tool_result", "tool_use_id": call_id, "content": result_content(output, media), "is_error": is_error}),
                 ],
             ),
         };
@@ -163,6 +164,24 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     body
 }
 
+/// A tool result's content: its text alone, or, when it attached files, a list of the text
+/// then an `image` or `document` block per file (other types are named in a text block).
+fn result_content(output: &str, media: &[Media]) -> Value {
+    if media.is_empty() {
+        return json!(output);
+    }
+    let mut blocks = text_block(output);
+    for m in media {
+        let source = |data: &str| json!({"type": "base64", "media_type": m.mime, "data": data});
+        blocks.push(match m.base64() {
+            Some(data) if m.is_image() => json!({"type": "image", "source": source(data)}),
+            Some(data) if m.is_pdf() => json!({"type": "document", "source": source(data)}),
+            _ => json!({"type": "text", "text": format!("Attached {} ({}), which cannot be sent to this model.", m.label(), m.mime)}),
+        });
+    }
+    Value::Array(blocks)
+}
+
 fn text_block(text: &str) -> Vec<Value> {
     if text.is_empty() {
         Vec::new()
@@ -188,6 +207,7 @@ mod tests {
             name: "read".into(),
             output: "text".into(),
             is_error: id == "t2",
+            media: vec![],
         };
         let req = ChatRequest {
             model: "claude-test".into(),
@@ -238,5 +258,32 @@ mod tests {
         let h = p.headers().unwrap();
         assert_eq!(h["anthropic-version"], ANTHROPIC_VERSION);
         assert_eq!(h["x-api-key"], "k-1");
+    }
+
+    #[test]
+    fn attached_files_become_image_and_document_blocks_of_the_result() {
+        let media = |mime: &str, url: &str| Media {
+            mime: mime.into(),
+            url: url.into(),
+            filename: Some("f".into()),
+        };
+        let content = result_content(
+            "Read it.",
+            &[
+                media("image/png", "data:image/png;base64,iVBO"),
+                media("application/pdf", "data:application/pdf;base64,JVBE"),
+                media("image/png", "https://example.invalid/x.png"),
+            ],
+        );
+        assert_eq!(
+            content,
+            json!([
+                {"type": "text", "text": "Read it."},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+                {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}},
+                {"type": "text", "text": "Attached f (image/png), which cannot be sent to this model."},
+            ])
+        );
+        assert_eq!(result_content("plain", &[]), json!("plain"));
     }
 }

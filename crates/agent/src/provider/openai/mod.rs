@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::http::{build_client, post_sse};
-use super::{ChatMessage, ChatRequest, EventStream, Provider, ProviderError};
+use super::{ChatMessage, ChatRequest, EventStream, Media, Provider, ProviderError};
 
 pub(crate) use decode::OpenAiDecoder;
 
@@ -97,7 +97,13 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
     }
+    // Tool messages carry text only, so the files they attached follow them in one user
+    // message, after the last result of the turn (results must directly follow their calls).
+    let mut attached: Vec<(&str, &Media)> = Vec::new();
     for message in &req.messages {
+        if !matches!(message, ChatMessage::ToolResult { .. }) {
+            flush_attached(&mut attached, &mut messages);
+        }
         messages.push(match message {
             ChatMessage::User { text } => json!({"role": "user", "content": text}),
             ChatMessage::Assistant { text, tool_calls } => {
@@ -121,10 +127,17 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
             }
             // The protocol has no error flag for tool messages; the output says what failed.
             ChatMessage::ToolResult {
-                call_id, output, ..
-            } => json!({"role": "tool", "tool_call_id": call_id, "content": output}),
+                call_id,
+                output,
+                media,
+                ..
+            } => {
+                attached.extend(media.iter().map(|m| (call_id.as_str(), m)));
+                json!({"role": "tool", "tool_call_id": call_id, "content": output})
+            }
         });
     }
+    flush_attached(&mut attached, &mut messages);
     let mut body = json!({
         "model": req.model,
         "messages": messages,
@@ -147,6 +160,29 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
         body["max_tokens"] = json!(max);
     }
     body
+}
+
+/// Appends a user message holding the files tool calls attached, each introduced by a line
+/// naming its call; images as `image_url` parts, PDFs as `file` parts, other types by name only.
+fn flush_attached(attached: &mut Vec<(&str, &Media)>, messages: &mut Vec<Value>) {
+    if attached.is_empty() {
+        return;
+    }
+    let mut content = Vec::with_capacity(attached.len() * 2);
+    for (call_id, media) in attached.drain(..) {
+        let label = media.label();
+        if media.is_image() {
+            content.push(json!({"type": "text", "text": format!("Attached by tool call {call_id}: {label}")}));
+            content.push(json!({"type": "image_url", "image_url": {"url": media.url}}));
+        } else if media.is_pdf() {
+            content.push(json!({"type": "text", "text": format!("Attached by tool call {call_id}: {label}")}));
+            content
+                .push(json!({"type": "file", "file": {"filename": label, "file_data": media.url}}));
+        } else {
+            content.push(json!({"type": "text", "text": format!("Tool call {call_id} attached {label} ({}), which cannot be sent to this model.", media.mime)}));
+        }
+    }
+    messages.push(json!({"role": "user", "content": content}));
 }
 
 #[cfg(test)]
@@ -174,6 +210,7 @@ mod tests {
                     name: "glob".into(),
                     output: "a.txt".into(),
                     is_error: false,
+                    media: vec![],
                 },
             ],
             tools: vec![ToolSpec {
@@ -222,5 +259,64 @@ mod tests {
             p.headers().unwrap().is_empty(),
             "an empty key sends no header"
         );
+    }
+
+    #[test]
+    fn attached_files_follow_the_turns_tool_messages_in_one_user_message() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "read".into(),
+            arguments: "{}".into(),
+        };
+        let media = |mime: &str, name: &str| Media {
+            mime: mime.into(),
+            url: format!("data:{mime};base64,QUJD"),
+            filename: Some(name.into()),
+        };
+        let result = |id: &str, media: Vec<Media>| ChatMessage::ToolResult {
+            call_id: id.into(),
+            name: "read".into(),
+            output: "read".into(),
+            is_error: false,
+            media,
+        };
+        let req = ChatRequest {
+            model: "m".into(),
+            system: String::new(),
+            messages: vec![
+                ChatMessage::user("look"),
+                ChatMessage::assistant("", vec![call("c1"), call("c2")]),
+                result("c1", vec![media("image/png", "a.png")]),
+                result(
+                    "c2",
+                    vec![
+                        media("application/pdf", "b.pdf"),
+                        media("audio/wav", "c.wav"),
+                    ],
+                ),
+                ChatMessage::user("and?"),
+            ],
+            tools: vec![],
+            max_tokens: None,
+        };
+        let body = request_body(&req);
+        let roles: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "tool", "user", "user"]);
+        assert_eq!(
+            body["messages"][4]["content"],
+            json!([
+                {"type": "text", "text": "Attached by tool call c1: a.png"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJD"}},
+                {"type": "text", "text": "Attached by tool call c2: b.pdf"},
+                {"type": "file", "file": {"filename": "b.pdf", "file_data": "data:application/pdf;base64,QUJD"}},
+                {"type": "text", "text": "Tool call c2 attached c.wav (audio/wav), which cannot be sent to this model."},
+            ])
+        );
+        assert_eq!(body["messages"][5]["content"], "and?");
     }
 }
