@@ -50,9 +50,22 @@ fn normalize_root(v: &mut Value) {
 fn normalize_object(obj: &mut Map<String, Value>) {
     obj.remove("additionalProperties");
     obj.remove("title");
+    let required: Vec<String> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
-        for (_, p) in props.iter_mut() {
-            normalize_property(p);
+        for (name, p) in props.iter_mut() {
+            // A required field that may be null says so on purpose; only an optional one loses
+            // its `null` (a model would send `null` instead of leaving the key out).
+            let optional = !required.contains(name);
+            normalize_property(p, optional);
         }
     }
     if obj
@@ -63,14 +76,44 @@ fn normalize_object(obj: &mut Map<String, Value>) {
     }
 }
 
-fn normalize_property(p: &mut Value) {
+fn normalize_property(p: &mut Value, optional: bool) {
     let Some(obj) = p.as_object_mut() else {
         return;
     };
     if let Some(Value::String(d)) = obj.get_mut("description") {
         *d = unwrap_lines(d);
     }
-    // Option<T>: `"type": ["integer", "null"]` or `anyOf: [T, {"type":"null"}]` → T.
+    if optional {
+        drop_null(obj);
+    }
+    // Members of a combination are schemas of their own; each is kept (repeated `allOf`
+    // constraints included) and normalised in place.
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(members)) = obj.get_mut(key) {
+            for member in members {
+                normalize_property(member, false);
+            }
+        }
+    }
+    if obj.get("type") == Some(&json!("integer")) {
+        obj.remove("format");
+        obj.entry("minimum").or_insert(json!(-MAX_SAFE_INTEGER));
+        obj.entry("maximum").or_insert(json!(MAX_SAFE_INTEGER));
+    }
+    if obj.get("type") == Some(&json!("number")) {
+        obj.remove("format");
+    }
+    if obj.get("type") == Some(&json!("object")) {
+        normalize_object(obj);
+    }
+    if let Some(items) = obj.get_mut("items") {
+        normalize_property(items, false);
+    }
+}
+
+/// `Option<T>` as schemars writes it (`"type": [T, "null"]`, `anyOf: [T, {"type":"null"}]`, a
+/// `null` in an `enum`) → plain T.
+fn drop_null(obj: &mut Map<String, Value>) {
     if let Some(Value::Array(types)) = obj.get("type").cloned() {
         let kept: Vec<Value> = types.into_iter().filter(|t| t != "null").collect();
         if kept.len() == 1 {
@@ -91,26 +134,14 @@ fn normalize_property(p: &mut Value) {
                     obj.entry(k.clone()).or_insert(v.clone());
                 }
             }
+        } else {
+            obj.insert("anyOf".into(), Value::Array(kept));
         }
     }
     if obj.get("enum").is_some_and(Value::is_array)
         && let Some(Value::Array(values)) = obj.get_mut("enum")
     {
         values.retain(|x| !x.is_null());
-    }
-    if obj.get("type") == Some(&json!("integer")) {
-        obj.remove("format");
-        obj.entry("minimum").or_insert(json!(-MAX_SAFE_INTEGER));
-        obj.entry("maximum").or_insert(json!(MAX_SAFE_INTEGER));
-    }
-    if obj.get("type") == Some(&json!("number")) {
-        obj.remove("format");
-    }
-    if obj.get("type") == Some(&json!("object")) {
-        normalize_object(obj);
-    }
-    if let Some(items) = obj.get_mut("items") {
-        normalize_property(items);
     }
 }
 
@@ -209,5 +240,59 @@ mod tests {
         assert_eq!(item["type"], "object");
         assert_eq!(item["properties"]["kind"]["enum"], json!(["low", "high"]));
         assert!(!s.to_string().contains("$ref"), "{s}");
+    }
+
+    #[test]
+    fn required_nullable_fields_and_repeated_all_of_constraints_are_kept() {
+        let mut s = json!({
+            "type": "object",
+            "properties": {
+                "reason": {"type": ["string", "null"]},
+                "note": {"type": ["string", "null"]},
+                "size": {"allOf": [
+                    {"type": "integer", "format": "uint32"},
+                    {"minimum": 1},
+                    {"minimum": 1},
+                ]},
+                "mode": {"anyOf": [{"type": "integer"}, {"type": "string"}, {"type": "null"}]},
+            },
+            "required": ["reason", "size"],
+        });
+        normalize_root(&mut s);
+        let props = &s["properties"];
+        assert_eq!(
+            props["reason"]["type"],
+            json!(["string", "null"]),
+            "required"
+        );
+        assert_eq!(props["note"]["type"], "string", "optional");
+        assert_eq!(
+            props["size"]["allOf"],
+            json!([
+                {"type": "integer", "minimum": -MAX_SAFE_INTEGER, "maximum": MAX_SAFE_INTEGER},
+                {"minimum": 1},
+                {"minimum": 1},
+            ])
+        );
+        assert_eq!(
+            props["mode"]["anyOf"],
+            json!([
+                {"type": "integer", "minimum": -MAX_SAFE_INTEGER, "maximum": MAX_SAFE_INTEGER},
+                {"type": "string"},
+            ])
+        );
+    }
+
+    #[test]
+    fn defaulted_optional_keys_are_not_nullable() {
+        let s = wire_schema::<Sample>();
+        let kind = &s["properties"]["items"]["items"]["properties"]["kind"];
+        assert!(!kind.to_string().contains("null"), "{kind}");
+        for key in ["offset", "count", "flag"] {
+            let p = &s["properties"][key];
+            assert!(!p.to_string().contains("null"), "{key}: {p}");
+        }
+        let required = s["properties"]["items"]["items"]["required"].clone();
+        assert_eq!(required, json!(["name"]), "a defaulted key is not required");
     }
 }
