@@ -1,6 +1,6 @@
-//! Argument decoding in the wrapper for `read`, `glob`, `grep` and `invalid`: what is accepted,
-//! what is refused, and the InvalidArguments message (spec §0.2, §19 registry and parameters,
-//! wrapper).
+//! Argument decoding in the wrapper for `read`, `glob`, `grep`, `bash` and `invalid`: what is
+//! accepted, what is refused, and the InvalidArguments message (spec §0.2, §19 registry and
+//! parameters, wrapper).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -143,6 +143,26 @@ async fn glob_and_grep_need_a_string_pattern() {
                 &["include"],
             )
             .await;
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn bash_needs_a_string_command_and_optional_timeout_and_workdir() {
+    instance()
+        .run(|t| async move {
+            accepts(&t, "bash", r#"{"command": "true"}"#).await;
+            accepts(
+                &t,
+                "bash",
+                r#"{"command": "true", "timeout": 5000, "workdir": ".", "description": "Does nothing"}"#,
+            )
+            .await;
+            accepts(&t, "bash", r#"{"command": "true", "timeout": null}"#).await;
+            rejects(&t, "bash", "{}", &["command", "missing"]).await;
+            rejects(&t, "bash", r#"{"command": ["ls"]}"#, &["command"]).await;
+            rejects(&t, "bash", r#"{"command": "true", "timeout": "soon"}"#, &["timeout"]).await;
+            rejects(&t, "bash", r#"{"command": "true", "workdir": 7}"#, &["workdir"]).await;
         })
         .await;
 }

@@ -123,3 +123,39 @@ async fn descriptions_cover_what_the_spec_asks() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn each_init_gives_a_distinct_tool_and_leaves_its_definition_as_it_was() {
+    TestInstance::builder()
+        .file("a.txt", "alpha\n")
+        .run(|t| async move {
+            for def in strata_tools::builtin() {
+                let (schema, effects) = (def.schema(), def.effects);
+                let first = def.init(t.context()).unwrap();
+                let second = def.init(t.context()).unwrap();
+                assert!(
+                    !std::sync::Arc::ptr_eq(&first.schema, &second.schema),
+                    "{}: two inits share state",
+                    def.id
+                );
+                assert_eq!(*first.schema, *second.schema, "{}", def.id);
+                assert_eq!(first.description, second.description, "{}", def.id);
+                assert_eq!(def.schema(), schema, "{}: the definition changed", def.id);
+                assert_eq!(def.effects, effects, "{}", def.id);
+            }
+            // Two values of one tool run side by side without affecting each other.
+            let read = strata_tools::builtin()
+                .into_iter()
+                .find(|d| d.id == "read")
+                .unwrap();
+            let (a, b) = (
+                read.init(t.context()).unwrap(),
+                read.init(t.context()).unwrap(),
+            );
+            let input = r#"{"filePath": "a.txt"}"#;
+            let (ra, rb) =
+                tokio::join!(a.call(input, t.cx().build()), b.call(input, t.cx().build()));
+            assert_eq!(ra.unwrap().output, rb.unwrap().output);
+        })
+        .await;
+}

@@ -80,3 +80,17 @@ pub async fn check(
     )
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_glob_covers_the_directory_and_a_root_level_file_gives_the_root_glob() {
+        assert_eq!(glob_for(Path::new("/home/me/other")), "/home/me/other/*");
+        assert_eq!(glob_for(Path::new("/")), "/*");
+        // `/etc` is a file's parent for `/etc/hostname`; `/x`'s parent is the root.
+        let parent = Path::new("/x").parent().unwrap();
+        assert_eq!(glob_for(parent), "/*");
+    }
+}

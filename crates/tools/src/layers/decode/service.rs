@@ -42,20 +42,30 @@ pub fn decode_args<P: DeserializeOwned>(tool: &str, input: &str) -> Result<P, To
     let value: P = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
+        let message = strip_position(&inner.to_string());
         if inner.is_syntax() || inner.is_eof() {
-            invalid(format!("the arguments are not valid JSON ({inner})"))
-        } else if path == "." {
-            invalid(strip_position(&inner.to_string()))
-        } else {
-            invalid(format!(
-                "field `{path}`: {}",
-                strip_position(&inner.to_string())
-            ))
+            return invalid(format!("the arguments are not valid JSON ({inner})"));
+        }
+        // serde puts a missing field's name in the message, not in the path; a nested one
+        // is named by its whole path so the model knows which item lacks it.
+        match (missing_field(&message), path.as_str()) {
+            (Some(_), ".") => invalid(message),
+            (Some(field), parent) => invalid(format!("field `{parent}.{field}`: {message}")),
+            (None, ".") => invalid(message),
+            (None, path) => invalid(format!("field `{path}`: {message}")),
         }
     })?;
     de.end()
         .map_err(|e| invalid(format!("unexpected text after the JSON arguments ({e})")))?;
     Ok(value)
+}
+
+/// The field name of serde's "missing field `name`" message.
+fn missing_field(message: &str) -> Option<&str> {
+    message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(name, _)| name)
 }
 
 /// serde_json appends " at line L column C", which means nothing to a model.
@@ -86,5 +96,59 @@ where
             Ok(params) => self.inner.call(Decoded { params, cx: req.cx }).boxed(),
             Err(e) => futures::future::ready(Err(e)).boxed(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[allow(dead_code)]
+    #[derive(Debug, Deserialize)]
+    struct Ask {
+        questions: Vec<Question>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Debug, Deserialize)]
+    struct Question {
+        question: String,
+        multiple: Option<bool>,
+    }
+
+    fn detail(input: &str) -> String {
+        match decode_args::<Ask>("question", input) {
+            Err(ToolError::InvalidArguments { tool, detail }) => {
+                assert_eq!(tool, "question");
+                detail
+            }
+            other => panic!("{input} must be refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn nested_errors_name_the_whole_path() {
+        let missing = detail(r#"{"questions": [{"multiple": true}]}"#);
+        assert_eq!(
+            missing,
+            "field `questions[0].question`: missing field `question`"
+        );
+        let wrong = detail(r#"{"questions": [{"question": "a"}, {"question": 7}]}"#);
+        assert!(
+            wrong.starts_with("field `questions[1].question`: "),
+            "{wrong}"
+        );
+        assert!(!wrong.contains("line"), "no JSON position: {wrong}");
+        assert_eq!(detail("{}"), "missing field `questions`");
+    }
+
+    #[test]
+    fn blank_input_is_an_empty_object_and_trailing_text_is_refused() {
+        let ok = decode_args::<Ask>("question", r#"{"questions": []}"#).unwrap();
+        assert!(ok.questions.is_empty());
+        assert_eq!(detail("  "), "missing field `questions`");
+        assert!(detail(r#"{"questions": []} x"#).contains("unexpected text"));
     }
 }
