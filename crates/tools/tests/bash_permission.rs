@@ -257,3 +257,36 @@ async fn a_rejected_external_ask_runs_nothing() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn every_available_posix_shell_gets_the_same_asks() {
+    let shells: Vec<&str> = ["/bin/sh", "/bin/bash", "/bin/dash", "/usr/bin/zsh"]
+        .into_iter()
+        .filter(|s| std::path::Path::new(s).exists())
+        .collect();
+    assert!(shells.len() >= 2, "sh and bash are installed: {shells:?}");
+    for shell in shells {
+        TestInstance::builder()
+            .config(json!({"shell": shell, "permission": {"bash": "ask"}}))
+            .run(|t| async move {
+                let r = t.call("bash", json!({"command": "echo test"})).await;
+                assert_eq!(r.unwrap().output, "test\n", "{shell}");
+                t.call("bash", json!({"command": "echo foo && echo bar"}))
+                    .await
+                    .unwrap();
+                t.call("bash", json!({"command": "cd ../"})).await.unwrap();
+                let asks = t.asked_for("bash");
+                assert_eq!(asks.len(), 2, "{shell}: `cd` alone asks no bash: {asks:?}");
+                assert_eq!(strs(&asks[0].patterns), ["echo test"], "{shell}");
+                assert_eq!(strs(&asks[1].patterns), ["echo foo", "echo bar"], "{shell}");
+                let external = only(t.asked_for("external_directory"));
+                let parent = t.dir().parent().unwrap();
+                assert_eq!(
+                    strs(&external.patterns),
+                    [format!("{}/*", parent.display())],
+                    "{shell}"
+                );
+            })
+            .await;
+    }
+}
