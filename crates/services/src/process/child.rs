@@ -93,6 +93,12 @@ impl Child {
         self.group.id().unsigned_abs()
     }
 
+    /// The stdin pipe of a child spawned with [`CommandSpec::stdin_piped`](super::CommandSpec);
+    /// `None` otherwise or once taken. Dropping it closes the child's input.
+    pub fn stdin(&mut self) -> Option<tokio::process::ChildStdin> {
+        self.inner.stdin.take()
+    }
+
     /// The rendered command line.
     pub fn command(&self) -> &str {
         &self.command

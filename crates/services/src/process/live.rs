@@ -1,4 +1,5 @@
-//! The live spawner: tokio processes in their own group, stdin closed, output piped.
+//! The live spawner: tokio processes in their own group, stdin closed unless asked for,
+//! output piped.
 
 use std::io;
 use std::path::Path;
@@ -35,7 +36,11 @@ impl SpawnApi for LiveSpawner {
 
         let mut cmd = tokio::process::Command::new(spec.program());
         cmd.args(spec.get_args())
-            .stdin(Stdio::null())
+            .stdin(if spec.has_stdin() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)

@@ -10,7 +10,8 @@ pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(3);
 /// A command to start: program, arguments, working directory, extra environment.
 ///
 /// The child always inherits this process's environment plus the `env` entries, runs in its
-/// own process group with stdin closed and stdout/stderr piped.
+/// own process group with stdout/stderr piped, and with stdin closed unless
+/// [`CommandSpec::stdin_piped`] asks for a pipe (long-running servers spoken to over stdio).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandSpec {
     program: OsString,
@@ -18,6 +19,7 @@ pub struct CommandSpec {
     cwd: Option<PathBuf>,
     env: Vec<(OsString, OsString)>,
     kill_grace: Duration,
+    stdin: bool,
 }
 
 impl CommandSpec {
@@ -29,6 +31,7 @@ impl CommandSpec {
             cwd: None,
             env: Vec::new(),
             kill_grace: DEFAULT_KILL_GRACE,
+            stdin: false,
         }
     }
 
@@ -69,6 +72,16 @@ impl CommandSpec {
     pub fn kill_grace(mut self, grace: Duration) -> Self {
         self.kill_grace = grace;
         self
+    }
+
+    /// Gives the child a stdin pipe, taken with [`Child::stdin`](super::Child::stdin).
+    pub fn stdin_piped(mut self) -> Self {
+        self.stdin = true;
+        self
+    }
+
+    pub fn has_stdin(&self) -> bool {
+        self.stdin
     }
 
     pub fn program(&self) -> &OsStr {
@@ -141,5 +154,7 @@ mod tests {
         assert_eq!(spec.get_env(), [("K".into(), "V".into())]);
         assert_eq!(spec.get_kill_grace(), Duration::from_millis(5));
         assert_eq!(CommandSpec::new("p").get_kill_grace(), DEFAULT_KILL_GRACE);
+        assert!(!spec.has_stdin());
+        assert!(CommandSpec::new("p").stdin_piped().has_stdin());
     }
 }

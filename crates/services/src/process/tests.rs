@@ -160,6 +160,23 @@ async fn a_missing_cwd_is_named() {
 }
 
 #[tokio::test]
+async fn a_piped_stdin_reaches_the_child_and_closing_it_ends_cat() {
+    use tokio::io::AsyncWriteExt;
+    let mut child = ChildProcessSpawner::live()
+        .spawn(CommandSpec::new("cat").stdin_piped())
+        .await
+        .unwrap();
+    let rx = child.output();
+    let mut stdin = child.stdin().expect("a piped stdin");
+    assert!(child.stdin().is_none(), "taken once");
+    stdin.write_all(b"ping\n").await.unwrap();
+    drop(stdin);
+    let outcome = child.wait(LONG, CancellationToken::new()).await.unwrap();
+    assert_eq!(outcome, Outcome::Exited { code: Some(0) });
+    assert_eq!(joined(&drain(rx).await, Pipe::Stdout), "ping\n");
+}
+
+#[tokio::test]
 async fn stdin_is_closed_so_cat_ends_at_once() {
     let mut child = ChildProcessSpawner::live()
         .spawn(CommandSpec::new("cat"))
