@@ -10,6 +10,7 @@ pub mod flags;
 pub mod fs;
 pub mod http;
 pub mod instance;
+pub mod lsp;
 pub mod permission;
 pub mod process;
 mod production;

@@ -10,6 +10,7 @@ use crate::flags::RuntimeFlags;
 use crate::fs::FsUtil;
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
+use crate::lsp::Lsp;
 use crate::permission::Permission;
 use crate::process::ChildProcessSpawner;
 use crate::truncate::Truncate;
@@ -41,6 +42,7 @@ pub fn production() -> Graph {
         .with(Config::node())
         .with(Permission::node())
         .with(FileTime::node())
+        .with(Lsp::node())
 }
 
 #[cfg(test)]
