@@ -6,6 +6,7 @@ use serde_json::json;
 use strata_services::bus::WatchKind;
 use strata_services::fs::FileKind;
 
+use crate::common::diagnostics::MAX_OTHER_FILES;
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
@@ -99,8 +100,19 @@ impl Tool for Write {
             WatchKind::Add
         };
         self.w.after_write(&cx, &path, kind).await;
-        Ok(ToolResult::new(title, "Wrote the file successfully.")
-            .meta("diagnostics", json!({}))
+        let report = self.w.diagnostics(&[&path]).await;
+        let mut output = String::from("Wrote the file successfully.");
+        if let Some(block) = report.block(&path) {
+            output.push_str("\n\nThe language server reports errors in this file; fix them:\n");
+            output.push_str(&block);
+        }
+        let others = report.other_blocks(&[&path], MAX_OTHER_FILES);
+        if !others.is_empty() {
+            output.push_str("\n\nIt also reports errors in other files:\n");
+            output.push_str(&others.join("\n"));
+        }
+        Ok(ToolResult::new(title, output)
+            .meta("diagnostics", report.metadata())
             .meta("filepath", shown)
             .meta("exists", exists))
     }

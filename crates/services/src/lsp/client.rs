@@ -29,6 +29,19 @@ const STOP_GRACE: Duration = Duration::from_millis(800);
 
 type Reply = Result<Value, String>;
 
+#[derive(Debug, Clone, Copy, Default)]
+struct Published {
+    count: u64,
+    version: Option<i64>,
+}
+
+/// Where a document stood when it was sent: what [`Client::wait_for_diagnostics`] waits past.
+#[derive(Debug, Clone, Copy)]
+pub struct Synced {
+    before: u64,
+    version: i64,
+}
+
 struct Shared {
     server: String,
     root: PathBuf,
@@ -36,8 +49,8 @@ struct Shared {
     pending: Mutex<HashMap<i64, oneshot::Sender<Reply>>>,
     next_id: AtomicI64,
     diagnostics: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
-    /// How many times each file's diagnostics were published.
-    publishes: Mutex<HashMap<PathBuf, u64>>,
+    /// Each file's publish count and the document version of its latest publish.
+    publishes: Mutex<HashMap<PathBuf, Published>>,
     /// Bumped on every publish, so waiters wake up.
     tick: watch::Sender<u64>,
     alive: AtomicBool,
@@ -169,10 +182,9 @@ impl Client {
             .await
     }
 
-    /// Opens the document, or sends its new full text when already open. Returns how many
-    /// publishes the file had before, for [`Client::wait_for_diagnostics`].
-    pub async fn sync(&self, path: &Path, text: &str, language: &str) -> Result<u64, LspError> {
-        let before = self.publish_count(path);
+    /// Opens the document, or sends its new full text when already open.
+    pub async fn sync(&self, path: &Path, text: &str, language: &str) -> Result<Synced, LspError> {
+        let before = self.published(path).count;
         let uri = file_uri(path);
         let version = {
             let mut docs = lock(&self.documents);
@@ -191,25 +203,34 @@ impl Client {
             });
             self.notify("textDocument/didChange", params).await?;
         }
-        Ok(before)
+        Ok(Synced {
+            before,
+            version: i64::from(version),
+        })
     }
 
-    fn publish_count(&self, path: &Path) -> u64 {
-        lock(&self.shared.publishes).get(path).copied().unwrap_or(0)
+    fn published(&self, path: &Path) -> Published {
+        lock(&self.shared.publishes)
+            .get(path)
+            .copied()
+            .unwrap_or_default()
     }
 
-    /// Waits until the file's diagnostics are published again after `before`, then until no
-    /// new publish arrives for `settle` (servers often publish twice); at most `limit` in all.
+    /// Waits until the file's diagnostics are published for the synced version (or, from a
+    /// server that leaves versions out, published again at all), then until no new publish
+    /// arrives for `settle` (servers often publish twice); at most `limit` in all.
     pub async fn wait_for_diagnostics(
         &self,
         path: &Path,
-        before: u64,
+        synced: Synced,
         limit: Duration,
         settle: Duration,
     ) {
         let deadline = Instant::now() + limit;
         let mut ticks = self.shared.tick.subscribe();
-        while self.publish_count(path) <= before {
+        let current =
+            |p: Published| p.count > synced.before && p.version.is_none_or(|v| v >= synced.version);
+        while !current(self.published(path)) {
             match tokio::time::timeout_at(deadline, ticks.changed()).await {
                 Ok(Ok(())) => {}
                 _ => return,
@@ -296,9 +317,17 @@ impl Shared {
                 let _ = self.send(&reply).await;
             }
             (Some("textDocument/publishDiagnostics"), None) => {
-                if let Some((path, list)) = msg.get("params").and_then(from_publish) {
+                let params = msg.get("params");
+                if let Some((path, list)) = params.and_then(from_publish) {
+                    let version = params
+                        .and_then(|p| p.get("version"))
+                        .and_then(Value::as_i64);
                     lock(&self.diagnostics).insert(path.clone(), list);
-                    *lock(&self.publishes).entry(path).or_insert(0) += 1;
+                    let mut publishes = lock(&self.publishes);
+                    let entry = publishes.entry(path).or_default();
+                    entry.count += 1;
+                    entry.version = version;
+                    drop(publishes);
                     self.tick.send_modify(|t| *t += 1);
                 }
             }

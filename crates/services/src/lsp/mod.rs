@@ -166,12 +166,12 @@ impl Lsp {
         let language = servers::language_id(&ext.to_ascii_lowercase());
         let mut waits = Vec::new();
         for client in &clients {
-            let before = client.sync(path, &text, language).await?;
-            waits.push((client.clone(), before));
+            let synced = client.sync(path, &text, language).await?;
+            waits.push((client.clone(), synced));
         }
         if wait {
-            let all = waits.iter().map(|(c, before)| {
-                c.wait_for_diagnostics(path, *before, DIAGNOSTICS_WAIT, DIAGNOSTICS_SETTLE)
+            let all = waits.iter().map(|(c, synced)| {
+                c.wait_for_diagnostics(path, *synced, DIAGNOSTICS_WAIT, DIAGNOSTICS_SETTLE)
             });
             futures::future::join_all(all).await;
         }

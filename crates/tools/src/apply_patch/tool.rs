@@ -90,11 +90,29 @@ impl Tool for ApplyPatch {
             summary.push(format!("{letter} {}", self.w.info.relative(shown)));
             self.publish(&cx, c).await;
         }
-        let output = summary.join("\n");
-        Ok(ToolResult::new(output.clone(), output)
+        let summary = summary.join("\n");
+        let written: Vec<&std::path::Path> = changes
+            .iter()
+            .filter_map(|c| match c.kind {
+                ChangeKind::Delete => None,
+                ChangeKind::Move => c.move_to.as_deref(),
+                ChangeKind::Add | ChangeKind::Update => Some(c.path.as_path()),
+            })
+            .collect();
+        let report = self.w.diagnostics(&written).await;
+        let mut output = summary.clone();
+        for path in &written {
+            if let Some(block) = report.block(path) {
+                let rel = self.w.info.relative(path);
+                output.push_str(&format!(
+                    "\n\nThe language server reports errors in {rel}; fix them:\n{block}"
+                ));
+            }
+        }
+        Ok(ToolResult::new(summary, output)
             .meta("diff", diff_all)
             .meta("files", files)
-            .meta("diagnostics", json!({})))
+            .meta("diagnostics", report.metadata()))
     }
 }
 

@@ -1,5 +1,5 @@
 //! What `write`, `edit` and `apply_patch` share around a write: the read-before-edit check,
-//! and the bookkeeping after it (events, FileTime refresh).
+//! the bookkeeping after it (events, FileTime refresh) and the language server's diagnostics.
 
 use std::path::Path;
 
@@ -7,11 +7,13 @@ use strata_services::bus::{Bus, FileEdited, FileWatcher, WatchKind};
 use strata_services::file_time::{FileTime, hash_bytes};
 use strata_services::fs::FsUtil;
 use strata_services::instance::InstanceInfo;
+use strata_services::lsp::Lsp;
 
+use super::diagnostics::Report;
 use crate::contract::{ToolCx, ToolError};
 
 /// The services every file-changing tool (`edit`, `write`, `apply_patch`) declares.
-pub type WriterDeps = (InstanceInfo, FsUtil, FileTime, Bus);
+pub type WriterDeps = (InstanceInfo, FsUtil, FileTime, Bus, Lsp);
 
 /// Those services, held by a file-changing tool.
 pub struct Writer {
@@ -19,19 +21,26 @@ pub struct Writer {
     pub fs: FsUtil,
     pub file_time: FileTime,
     pub bus: Bus,
+    pub lsp: Lsp,
 }
 
 /// Files larger than this are not edited in memory.
 pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
 
 impl Writer {
-    pub fn new((info, fs, file_time, bus): WriterDeps) -> Self {
+    pub fn new((info, fs, file_time, bus, lsp): WriterDeps) -> Self {
         Writer {
             info,
             fs,
             file_time,
             bus,
+            lsp,
         }
+    }
+
+    /// The language servers' diagnostics once they have seen the `changed` files.
+    pub async fn diagnostics(&self, changed: &[&Path]) -> Report {
+        Report::after_change(&self.lsp, changed).await
     }
 
     /// Reads a file to edit, as text (invalid UTF-8 replaced).

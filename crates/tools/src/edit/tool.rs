@@ -138,8 +138,14 @@ impl Tool for Edit {
         running.insert("filediff".into(), filediff.clone());
         running.insert("diagnostics".into(), json!({}));
         cx.metadata(None, running);
-        Ok(ToolResult::new(title, "Edit applied successfully.")
-            .meta("diagnostics", json!({}))
+        let report = self.w.diagnostics(&[&path]).await;
+        let mut output = String::from("Edit applied successfully.");
+        if let Some(block) = report.block(&path) {
+            output.push_str("\n\nThe language server reports errors in this file; fix them:\n");
+            output.push_str(&block);
+        }
+        Ok(ToolResult::new(title, output)
+            .meta("diagnostics", report.metadata())
             .meta("diff", diff)
             .meta("filediff", filediff))
     }

@@ -17,6 +17,7 @@ use sha2::{Digest, Sha256};
 use strata_services::file_time::{FileTime, hash_bytes};
 use strata_services::fs::{FileKind, FsUtil, Metadata, to_slash};
 use strata_services::instance::InstanceInfo;
+use strata_services::lsp::Lsp;
 
 use crate::common::external::{self, Kind};
 use crate::contract::{Ask, Attachment, Effects, Tool, ToolCx, ToolError, ToolResult};
@@ -44,6 +45,7 @@ pub struct Read {
     info: InstanceInfo,
     fs: FsUtil,
     file_time: FileTime,
+    lsp: Lsp,
     instructions: instructions::Claims,
 }
 
@@ -51,13 +53,14 @@ impl Tool for Read {
     const ID: &'static str = "read";
     const EFFECTS: Effects = Effects::READ_ONLY;
     type Params = ReadParams;
-    type Deps = (InstanceInfo, FsUtil, FileTime);
+    type Deps = (InstanceInfo, FsUtil, FileTime, Lsp);
 
-    fn init((info, fs, file_time): Self::Deps) -> Self {
+    fn init((info, fs, file_time, lsp): Self::Deps) -> Self {
         Read {
             info,
             fs,
             file_time,
+            lsp,
             instructions: instructions::Claims::default(),
         }
     }
@@ -127,11 +130,26 @@ impl Tool for Read {
         }
         self.file_time
             .record_read(&cx.session_id, &path, meta.mtime, meta.len, hash);
+        self.warm(&path);
         Ok(render_file(&path, title, &pager, offset, loaded))
     }
 }
 
 impl Read {
+    /// Starts the file's language server in the background (spec §1 step 13), so diagnostics
+    /// after a later edit come sooner. A failure only costs the warm-up.
+    fn warm(&self, path: &Path) {
+        if !self.lsp.handles(path) {
+            return;
+        }
+        let (lsp, path) = (self.lsp.clone(), path.to_path_buf());
+        tokio::spawn(async move {
+            if let Err(e) = lsp.touch_file(&path, false).await {
+                tracing::debug!(path = %path.display(), error = %e, "language server warm-up failed");
+            }
+        });
+    }
+
     async fn not_found(&self, path: &Path) -> ToolError {
         let mut msg = format!("File not found: {}", path.display());
         let suggestions = self.suggest(path).await;
