@@ -1,5 +1,6 @@
 //! Which tools a model sees (spec §0.7): patch models get `apply_patch` instead of
-//! `edit`/`write`, plan mode drops destructive tools, rules can hide tools.
+//! `edit`/`write`, `lsp` only behind its experimental flag, plan mode drops destructive tools,
+//! rules can hide tools.
 
 use strata_services::permission::{Ruleset, hidden_tools};
 use strata_tools::ErasedTool;
@@ -26,6 +27,8 @@ pub struct SurfaceSpec {
     pub plan_mode: bool,
     /// The agent's effective rules: a tool whose last matching rule is `* deny` is hidden.
     pub ruleset: Ruleset,
+    /// `STRATA_EXPERIMENTAL_LSP_TOOL` is on, so the `lsp` tool is shown.
+    pub experimental_lsp: bool,
 }
 
 /// The advertised tools, in registration order.
@@ -39,6 +42,7 @@ pub fn surface<'a>(tools: &'a [ErasedTool], spec: &SurfaceSpec) -> Vec<&'a Erase
         .filter(|t| match t.id {
             "edit" | "write" => !patch,
             "apply_patch" => patch,
+            "lsp" => spec.experimental_lsp,
             _ => true,
         })
         .filter(|t| !(spec.plan_mode && t.effects.destructive))

@@ -18,6 +18,7 @@ fn spec(t: &TestInstance, model: &str) -> SurfaceSpec {
         model: model.into(),
         plan_mode: false,
         ruleset: t.ruleset(),
+        experimental_lsp: false,
     }
 }
 
@@ -88,6 +89,7 @@ async fn a_star_deny_hides_a_tool_and_edit_covers_write() {
                     model: "x".into(),
                     plan_mode: false,
                     ruleset: r,
+                    experimental_lsp: false,
                 },
             );
             assert!(!s.contains(&"grep"), "{s:?}");
@@ -130,4 +132,21 @@ async fn the_registry_node_requires_every_tools_services() {
         report.contains("`ToolRegistry` (instance) needs `FileTime`"),
         "{report}"
     );
+}
+
+#[tokio::test]
+async fn the_lsp_tool_shows_only_behind_its_flag() {
+    TestInstance::builder()
+        .run(|t| async move {
+            let off = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
+            assert!(!off.contains(&"lsp"), "{off:?}");
+            let on = SurfaceSpec {
+                experimental_lsp: true,
+                ..spec(&t, "anthropic/claude-sonnet-4")
+            };
+            let on = ids(&t, &on);
+            assert_eq!(on.last(), Some(&"lsp"), "{on:?}");
+            assert_eq!(on.len(), off.len() + 1);
+        })
+        .await;
 }

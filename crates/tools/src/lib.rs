@@ -14,6 +14,7 @@ pub mod glob;
 pub mod grep;
 pub mod invalid;
 pub mod layers;
+pub mod lsp;
 pub mod read;
 pub mod write;
 
@@ -33,5 +34,6 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),
+        ToolDef::of::<lsp::LspTool>(),
     ]
 }

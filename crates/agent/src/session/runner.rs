@@ -113,6 +113,7 @@ impl Runner {
             model: self.model.id.clone(),
             plan_mode: false,
             ruleset,
+            experimental_lsp: s.flags.experimental_lsp_tool,
         };
         Ok(s.registry.surface(&spec).into_iter().cloned().collect())
     }

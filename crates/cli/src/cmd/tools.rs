@@ -37,6 +37,7 @@ fn list(inst: &strata_registry::Instance, model: &str, format: Format) -> Result
         model: model.to_string(),
         plan_mode: false,
         ruleset,
+        experimental_lsp: flags.experimental_lsp_tool,
     };
     let surface = registry.surface(&spec);
     match format {

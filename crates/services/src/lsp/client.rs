@@ -77,7 +77,8 @@ impl Drop for Client {
     }
 }
 
-fn file_uri(path: &Path) -> String {
+/// The `file://` URI of a path, escaped as LSP expects.
+pub fn file_uri(path: &Path) -> String {
     url::Url::from_file_path(path)
         .map(String::from)
         .unwrap_or_else(|()| format!("file://{}", path.display()))

@@ -7,6 +7,7 @@
 
 mod client;
 pub mod diagnostic;
+mod query;
 pub mod rpc;
 pub mod servers;
 
@@ -22,7 +23,9 @@ use crate::config::Config;
 use crate::instance::InstanceInfo;
 use crate::process::{ChildProcessSpawner, ProcessError};
 
+pub use client::file_uri;
 pub use diagnostic::Diagnostic;
+pub use query::{Calls, QUERY_TIMEOUT};
 pub use servers::ServerDef;
 
 use client::Client;
