@@ -100,6 +100,50 @@ async fn the_wait_before_a_retry_runs_on_the_clock() {
 }
 
 #[tokio::test]
+async fn a_rate_limited_request_waits_as_long_as_the_server_asks() {
+    let start = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_800_000_000);
+    TestInstance::builder()
+        .manual_clock(start)
+        .run(|t| async move {
+            let server = ModelServer::start(vec![
+                Turn::RateLimited {
+                    retry_after_secs: 20,
+                },
+                Turn::text("ok"),
+            ]);
+            let opts = RunOptions {
+                retry_delay: std::time::Duration::from_secs(1),
+                ..options()
+            };
+            let runner = runner(&t, &server, MODEL, opts);
+            let t2 = t.clone();
+            let running = tokio::spawn(async move { run(&t2, &runner, "hello").await });
+            // The retry status names the wait, and the run sleeps that long on the test clock.
+            let waits = poll_with_timeout("the retry status", LIMIT, || {
+                let store = store(&t);
+                async move {
+                    let sessions = store.list_sessions(None).ok()?;
+                    let id = &sessions.first()?.id;
+                    store
+                        .events_since(id, 0)
+                        .ok()?
+                        .into_iter()
+                        .find(|e| e.data["status"]["type"] == "retry")
+                        .map(|e| e.data["status"]["waitMs"].clone())
+                }
+            })
+            .await;
+            assert_eq!(waits, json!(20_000));
+            assert_eq!(server.requests().len(), 1);
+            t.clock().advance(std::time::Duration::from_secs(20));
+            let ran = running.await.unwrap();
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
+            assert_eq!(server.requests().len(), 2);
+        })
+        .await;
+}
+
+#[tokio::test]
 async fn a_broken_stream_fails_its_calls_and_the_step_is_retried() {
     TestInstance::builder()
         .file("a.txt", "alpha\n")

@@ -278,7 +278,9 @@ async fn error_statuses_are_typed_and_classified() {
             .err()
             .unwrap();
         match &err {
-            ProviderError::Http { url, status, body } => {
+            ProviderError::Http {
+                url, status, body, ..
+            } => {
                 assert_eq!(*status, 500);
                 assert!(body.contains("boom"), "{body}");
                 assert!(url.starts_with("http://127.0.0.1:"), "{url}");

@@ -13,6 +13,8 @@ pub enum ProviderError {
         status: u16,
         /// The first [`ERROR_BODY_LIMIT`] bytes of the response body.
         body: String,
+        /// How long the server asked the client to wait (`retry-after-ms` or `retry-after`).
+        retry_after: Option<std::time::Duration>,
     },
     /// The endpoint could not be reached (or the client could not be built).
     #[error(
@@ -76,6 +78,14 @@ impl ProviderError {
         }
     }
 
+    /// How long the server asked to wait before trying again, when it said.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            ProviderError::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
     /// The tool calls left unfinished by an interrupted stream (empty for other errors).
     pub fn interrupted_call_ids(&self) -> &[String] {
         match self {
@@ -124,6 +134,7 @@ mod tests {
             url: "http://127.0.0.1:1/v1/chat/completions".into(),
             status,
             body: "nope".into(),
+            retry_after: None,
         }
     }
 

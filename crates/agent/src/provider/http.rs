@@ -70,6 +70,26 @@ pub(crate) fn finish(
 }
 
 /// Runs a whole SSE `body` through `decoder` as the stream driver does (tests of decoders).
+/// The wait a rate-limited or overloaded server asks for: `retry-after-ms` (milliseconds, as
+/// OpenAI sends it) or `retry-after` in whole seconds. An HTTP-date form is not used.
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
+        && ms.is_finite()
+        && ms >= 0.0
+    {
+        return Some(Duration::from_secs_f64(ms / 1000.0));
+    }
+    text("retry-after")
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_secs)
+}
+
 #[cfg(test)]
 pub(crate) fn decode_all<D: Decoder>(
     mut decoder: D,
@@ -110,11 +130,13 @@ pub(crate) async fn post_sse<D: Decoder>(
     };
     let status = response.status();
     if !status.is_success() {
+        let retry_after = retry_after(response.headers());
         let body = read_error_body(response, &cancel).await?;
         return Err(ProviderError::Http {
             url,
             status: status.as_u16(),
             body,
+            retry_after,
         });
     }
     let state = Drive {
@@ -231,4 +253,47 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     text
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use reqwest::header::HeaderValue;
+
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn the_wait_a_server_asks_for_is_read_from_its_headers() {
+        let wait = |pairs: &[(&'static str, &str)]| retry_after(&headers(pairs));
+        assert_eq!(
+            wait(&[("retry-after", "20")]),
+            Some(Duration::from_secs(20))
+        );
+        assert_eq!(
+            wait(&[("retry-after", " 3 ")]),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(
+            wait(&[("retry-after-ms", "1500.5"), ("retry-after", "9")]),
+            Some(Duration::from_micros(1_500_500)),
+            "milliseconds win"
+        );
+        assert_eq!(
+            wait(&[("retry-after-ms", "-1"), ("retry-after", "9")]),
+            Some(Duration::from_secs(9))
+        );
+        assert_eq!(
+            wait(&[("retry-after", "Wed, 21 Oct 2026 07:28:00 GMT")]),
+            None
+        );
+        assert_eq!(wait(&[]), None);
+    }
 }

@@ -35,7 +35,8 @@ pub struct RunOptions {
     pub max_steps: u32,
     /// Retries of a step whose request or stream failed with a retryable error.
     pub max_retries: u32,
-    /// Wait before retry `n` is `n × retry_delay`.
+    /// Wait before retry `n` is `n × retry_delay`, or what the server asked for when longer
+    /// (at most [`MAX_SERVER_WAIT`]).
     pub retry_delay: Duration,
     /// `edit`/`write` refuse files this session has not read (unless the config turns it off).
     pub read_before_edit: bool,
@@ -201,11 +202,12 @@ impl Runner {
                 match &run.end {
                     StepEnd::Broken(e) if will_retry && e.retryable() && !cancel.is_cancelled() => {
                         attempt += 1;
-                        let status =
-                            json!({"type": "retry", "attempt": attempt, "message": e.to_string()});
+                        let wait = retry_wait(opts.retry_delay, attempt, e.retry_after());
+                        let status = json!({"type": "retry", "attempt": attempt,
+                                            "message": e.to_string(), "waitMs": wait.as_millis()});
                         rec.status(status)?;
                         tokio::select! {
-                            () = s.clock.sleep(opts.retry_delay * attempt) => {}
+                            () = s.clock.sleep(wait) => {}
                             () = cancel.cancelled() => {}
                         }
                     }
@@ -305,6 +307,15 @@ async fn run_calls(
         .collect()
 }
 
+/// The longest wait a server's `Retry-After` may impose before a retry.
+pub const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
+
+/// The wait before retry `attempt`: `attempt × delay`, or the server's wish when longer.
+fn retry_wait(delay: Duration, attempt: u32, asked: Option<Duration>) -> Duration {
+    let own = delay * attempt;
+    asked.map_or(own, |a| own.max(a.min(MAX_SERVER_WAIT)))
+}
+
 /// A session title from the first line of the first message.
 fn title_of(message: &str) -> String {
     let line = message
@@ -317,4 +328,27 @@ fn title_of(message: &str) -> String {
         title.push('…');
     }
     title
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_may_lengthen_the_wait_up_to_a_minute() {
+        let d = Duration::from_millis(500);
+        assert_eq!(retry_wait(d, 2, None), Duration::from_secs(1));
+        assert_eq!(
+            retry_wait(d, 1, Some(Duration::from_secs(20))),
+            Duration::from_secs(20)
+        );
+        assert_eq!(
+            retry_wait(d, 3, Some(Duration::from_millis(100))),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(
+            retry_wait(d, 1, Some(Duration::from_secs(3600))),
+            MAX_SERVER_WAIT
+        );
+    }
 }

@@ -250,6 +250,12 @@ async fn handle(
         .unwrap_or("scripted");
     match turn {
         Turn::Status(code, text) => status(code, text),
+        Turn::RateLimited { retry_after_secs } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            [(header::RETRY_AFTER, retry_after_secs.to_string())],
+            "rate limited by the script",
+        )
+            .into_response(),
         Turn::Hang => sse(Body::from_stream(futures::stream::once(hang(
             shared.clone(),
         )))),

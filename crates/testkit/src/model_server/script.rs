@@ -23,6 +23,8 @@ pub enum Turn {
     Status(u16, String),
     /// Sends the response headers and then nothing until the client goes away.
     Hang,
+    /// Answers 429 with a `Retry-After` header of this many seconds.
+    RateLimited { retry_after_secs: u64 },
 }
 
 impl Turn {
@@ -126,7 +128,7 @@ pub(crate) fn pieces(turn: &Turn) -> (Vec<Piece>, bool) {
             }
             (out, true)
         }
-        Turn::Status(..) | Turn::Hang => (out, false),
+        Turn::Status(..) | Turn::Hang | Turn::RateLimited { .. } => (out, false),
     }
 }
 
