@@ -24,6 +24,8 @@ use crate::process::{Child, ChildProcessSpawner, Chunk, CommandSpec, Pipe};
 
 /// How long `initialize` may take before the server is given up for this instance.
 pub const INIT_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long an older version's diagnostics stand before they are taken as the answer.
+pub const STALE_GRACE: Duration = Duration::from_millis(500);
 /// How long a stopping server gets to answer `shutdown` and exit before its group is killed.
 const STOP_GRACE: Duration = Duration::from_millis(800);
 
@@ -220,6 +222,10 @@ impl Client {
     /// Waits until the file's diagnostics are published for the synced version (or, from a
     /// server that leaves versions out, published again at all), then until no new publish
     /// arrives for `settle` (servers often publish twice); at most `limit` in all.
+    ///
+    /// A publish after the sync that names an older version is taken once [`STALE_GRACE`]
+    /// passes without a newer one: clangd, for one, may label a build of the newest text with
+    /// the version it first opened.
     pub async fn wait_for_diagnostics(
         &self,
         path: &Path,
@@ -229,11 +235,20 @@ impl Client {
     ) {
         let deadline = Instant::now() + limit;
         let mut ticks = self.shared.tick.subscribe();
-        let current =
-            |p: Published| p.count > synced.before && p.version.is_none_or(|v| v >= synced.version);
-        while !current(self.published(path)) {
-            match tokio::time::timeout_at(deadline, ticks.changed()).await {
+        let mut stale_since: Option<Instant> = None;
+        loop {
+            let p = self.published(path);
+            if p.count > synced.before {
+                if p.version.is_none_or(|v| v >= synced.version) {
+                    break;
+                }
+                stale_since.get_or_insert_with(Instant::now);
+            }
+            let until = stale_since.map_or(deadline, |t| (t + STALE_GRACE).min(deadline));
+            match tokio::time::timeout_at(until, ticks.changed()).await {
                 Ok(Ok(())) => {}
+                // Past the grace an older publish is the best there is.
+                Err(_) if stale_since.is_some() => break,
                 _ => return,
             }
         }
