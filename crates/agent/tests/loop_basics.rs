@@ -356,8 +356,9 @@ fn png_data_url() -> String {
     format!("data:image/png;base64,{b64}")
 }
 
-#[tokio::test]
-async fn an_image_read_by_a_tool_is_sent_to_an_openai_model_after_the_results() {
+/// A session whose model reads `pixel.png` over either protocol; `check` gets the request that
+/// carried the read's result.
+async fn image_session(anthropic: bool, check: impl FnOnce(&Value) + Send + 'static) {
     TestInstance::builder()
         .file("pixel.png", PNG)
         .run(|t| async move {
@@ -365,50 +366,50 @@ async fn an_image_read_by_a_tool_is_sent_to_an_openai_model_after_the_results() 
                 Turn::tool_call("c1", "read", r#"{"filePath":"pixel.png"}"#),
                 Turn::text("A single pixel."),
             ]);
-            let runner = runner(&t, &server, MODEL, options());
+            let runner = if anthropic {
+                anthropic_runner(&t, &server, options())
+            } else {
+                runner(&t, &server, MODEL, options())
+            };
             let ran = run(&t, &runner, "what is in pixel.png?").await;
             assert_eq!(ran.report.outcome, RunOutcome::Completed);
-            let messages = server.requests()[1]["messages"].clone();
-            let messages = messages.as_array().unwrap();
-            let roles: Vec<&str> = messages
-                .iter()
-                .map(|m| m["role"].as_str().unwrap())
-                .collect();
-            assert_eq!(roles, ["system", "user", "assistant", "tool", "user"]);
-            let content = &messages[4]["content"];
-            assert_eq!(content[0]["text"], "Attached by tool call c1: pixel.png");
-            assert_eq!(content[1]["type"], "image_url");
-            assert_eq!(content[1]["image_url"]["url"], png_data_url());
             assert_log_consistent(&store(&t), &ran);
+            check(&server.requests()[1]);
         })
         .await;
 }
 
 #[tokio::test]
+async fn an_image_read_by_a_tool_is_sent_to_an_openai_model_after_the_results() {
+    image_session(false, |request| {
+        let messages = request["messages"].as_array().unwrap();
+        let roles: Vec<&str> = messages
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["system", "user", "assistant", "tool", "user"]);
+        let content = &messages[4]["content"];
+        assert_eq!(content[0]["text"], "Attached by tool call c1: pixel.png");
+        assert_eq!(content[1]["type"], "image_url");
+        assert_eq!(content[1]["image_url"]["url"], png_data_url());
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn an_image_read_by_a_tool_is_a_block_of_its_anthropic_tool_result() {
-    TestInstance::builder()
-        .file("pixel.png", PNG)
-        .run(|t| async move {
-            let server = ModelServer::start(vec![
-                Turn::tool_call("c1", "read", r#"{"filePath":"pixel.png"}"#),
-                Turn::text("A single pixel."),
-            ]);
-            let runner = anthropic_runner(&t, &server, options());
-            let ran = run(&t, &runner, "what is in pixel.png?").await;
-            assert_eq!(ran.report.outcome, RunOutcome::Completed);
-            let request = &server.requests()[1];
-            let result = &request["messages"][2]["content"][0];
-            assert_eq!(result["type"], "tool_result", "{request}");
-            assert_eq!(result["tool_use_id"], "c1");
-            let blocks = result["content"].as_array().unwrap();
-            assert_eq!(blocks[0]["type"], "text");
-            let url = png_data_url();
-            let b64 = url.split_once(";base64,").unwrap().1;
-            assert_eq!(
-                blocks[1],
-                json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64}})
-            );
-            assert_log_consistent(&store(&t), &ran);
-        })
-        .await;
+    image_session(true, |request| {
+        let result = &request["messages"][2]["content"][0];
+        assert_eq!(result["type"], "tool_result", "{request}");
+        assert_eq!(result["tool_use_id"], "c1");
+        let blocks = result["content"].as_array().unwrap();
+        assert_eq!(blocks[0]["type"], "text");
+        let url = png_data_url();
+        let b64 = url.split_once(";base64,").unwrap().1;
+        assert_eq!(
+            blocks[1],
+            json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64}})
+        );
+    })
+    .await;
 }

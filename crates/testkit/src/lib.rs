@@ -14,7 +14,9 @@ mod http_server;
 mod instance;
 pub mod model_server;
 mod poll;
+mod programs;
 
 pub use http_server::FixtureServer;
 pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};
 pub use poll::{await_with_timeout, poll_with_timeout};
+pub use programs::{process_ended, require_program};

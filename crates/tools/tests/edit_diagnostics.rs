@@ -11,18 +11,13 @@ use std::time::Duration;
 use edit_support::{patch, read_first, redact};
 use serde_json::json;
 use strata_services::lsp::Lsp;
-use strata_testkit::{TestInstance, poll_with_timeout};
+use strata_testkit::{TestInstance, poll_with_timeout, process_ended, require_program};
 
 const BROKEN: &str = "int main(void) {\n  return missing;\n}\n";
 const FINE: &str = "int main(void) {\n  return 0;\n}\n";
 
 fn clangd_installed() {
-    let found = std::env::split_paths(&std::env::var("PATH").unwrap_or_default())
-        .any(|d| d.join("clangd").is_file());
-    assert!(
-        found,
-        "clangd is not installed; `.ci/run` installs it (apt-get install clangd)"
-    );
+    require_program("clangd", "clangd");
 }
 
 #[tokio::test]
@@ -171,14 +166,7 @@ async fn read_warms_the_server_and_the_instance_stops_it() {
     poll_with_timeout(
         "clangd to stop with the instance",
         Duration::from_secs(10),
-        || async move {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let zombie = stat
-                .rsplit(')')
-                .next()
-                .is_some_and(|s| s.trim_start().starts_with('Z'));
-            (stat.is_empty() || zombie).then_some(())
-        },
+        || async move { process_ended(pid).then_some(()) },
     )
     .await;
 }

@@ -7,19 +7,14 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use strata_testkit::{TestInstance, TestInstanceBuilder, poll_with_timeout};
+use strata_testkit::{TestInstance, TestInstanceBuilder, poll_with_timeout, require_program};
 use strata_tools::ToolError;
 
 const MAIN_C: &str =
     "int helper(int x) {\n  return x + 1;\n}\n\nint main(void) {\n  return helper(41);\n}\n";
 
 fn project() -> TestInstanceBuilder {
-    let found = std::env::split_paths(&std::env::var("PATH").unwrap_or_default())
-        .any(|d| d.join("clangd").is_file());
-    assert!(
-        found,
-        "clangd is not installed; `.ci/run` installs it (apt-get install clangd)"
-    );
+    require_program("clangd", "clangd");
     TestInstance::builder()
         .config(json!({"permission": {"lsp": "ask"}}))
         .file("main.c", MAIN_C)
