@@ -49,6 +49,19 @@ async fn gone(pid: u32) -> bool {
     false
 }
 
+/// Waits until the service no longer lists a running server. A killed server's threads can
+/// take a moment to exit after its main thread shows as a zombie.
+async fn noticed_stop(lsp: &Lsp) -> bool {
+    let end = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < end {
+        if lsp.running().await.is_empty() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
 #[tokio::test]
 async fn clangd_reports_an_error_then_clears_it_and_stops_with_the_service() {
     clangd_installed();
@@ -122,4 +135,50 @@ async fn a_server_that_exits_at_once_is_given_up_for_the_instance() {
     assert!(lsp.broken("quitter").await.is_some());
     // Not started again: the file is simply not handled now.
     assert!(!lsp.touch_file(&file, true).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_server_that_dies_is_started_again_once() {
+    clangd_installed();
+    let (_keep, dir) = project();
+    let file = dir.join("main.c");
+    std::fs::write(&file, "int main(void) {\n  return missing;\n}\n").unwrap();
+    let lsp = lsp(&dir, None);
+    let kill = |pid: u32| {
+        let status = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    let pid_of = |running: Vec<(String, std::path::PathBuf, u32)>| running[0].2;
+
+    assert!(lsp.touch_file(&file, true).await.unwrap());
+    let first = pid_of(lsp.running().await);
+    kill(first);
+    assert!(
+        noticed_stop(&lsp).await,
+        "the service did not notice {first} stop"
+    );
+    // The next touch starts a new server, which reports the file's error again.
+    assert!(lsp.touch_file(&file, true).await.unwrap());
+    let second = pid_of(lsp.running().await);
+    assert_ne!(first, second);
+    assert!(lsp.diagnostics().await[&file].iter().any(|d| d.is_error()));
+
+    kill(second);
+    assert!(
+        noticed_stop(&lsp).await,
+        "the service did not notice {second} stop"
+    );
+    // Once is enough: after a second stop the server is given up for this instance.
+    assert!(!lsp.touch_file(&file, true).await.unwrap());
+    assert!(lsp.running().await.is_empty());
+    assert!(
+        lsp.broken("clangd")
+            .await
+            .unwrap()
+            .contains("stopped 2 times")
+    );
+    lsp.shutdown().await;
 }

@@ -138,8 +138,17 @@ impl Client {
         self.pid
     }
 
+    /// Whether the server still runs. The process is asked directly: a helper it started can
+    /// hold its pipes open after it died, so the end of its output may never come.
     pub fn is_alive(&self) -> bool {
-        self.shared.alive.load(Ordering::SeqCst)
+        if !self.shared.alive.load(Ordering::SeqCst) {
+            return false;
+        }
+        let exited = lock(&self.child).as_mut().is_none_or(Child::has_exited);
+        if exited {
+            self.shared.fail_all("the server exited");
+        }
+        !exited
     }
 
     /// Sends a request and waits for its result.

@@ -83,9 +83,13 @@ struct Inner {
 }
 
 enum Slot {
-    Ready(Arc<Client>),
+    /// A started server and how many times it was started again after stopping.
+    Ready(Arc<Client>, u32),
     Broken(String),
 }
+
+/// A server that stops on its own is started again this many times per instance.
+pub const RESTARTS: u32 = 1;
 
 impl strata_graph::Service for Lsp {
     const KEY: &'static str = "Lsp";
@@ -155,23 +159,27 @@ impl Lsp {
     /// needed) and, with `wait`, waits until they have published its diagnostics. Returns
     /// whether any server took the file.
     pub async fn touch_file(&self, path: &Path, wait: bool) -> Result<bool, LspError> {
-        let clients = self.clients_for(path).await?;
-        if clients.is_empty() {
-            return Ok(false);
-        }
-        let text = tokio::fs::read_to_string(path)
-            .await
-            .map_err(|source| LspError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         let language = servers::language_id(&ext.to_ascii_lowercase());
-        let mut waits = Vec::new();
-        for client in &clients {
-            let synced = client.sync(path, &text, language).await?;
-            waits.push((client.clone(), synced));
-        }
+        let mut retried = false;
+        let waits = loop {
+            let clients = self.clients_for(path).await?;
+            if clients.is_empty() {
+                return Ok(false);
+            }
+            let text = tokio::fs::read_to_string(path)
+                .await
+                .map_err(|source| LspError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            match sync_all(clients, path, &text, language).await {
+                Ok(waits) => break waits,
+                // A server died since its last use; the next lookup starts it again.
+                Err(LspError::Closed { .. }) if !retried => retried = true,
+                Err(e) => return Err(e),
+            }
+        };
         if wait {
             let all = waits.iter().map(|(c, synced)| {
                 c.wait_for_diagnostics(path, *synced, DIAGNOSTICS_WAIT, DIAGNOSTICS_SETTLE)
@@ -181,8 +189,9 @@ impl Lsp {
         Ok(true)
     }
 
-    /// The running servers for `path`, started on first use. A server that cannot start is
-    /// remembered as broken; the first failure is returned, later calls skip it.
+    /// The running servers for `path`, started on first use and started again (up to
+    /// [`RESTARTS`] times) when one has stopped. A server that cannot start is remembered as
+    /// broken; the first failure is returned, later calls skip it.
     async fn clients_for(&self, path: &Path) -> Result<Vec<Arc<Client>>, LspError> {
         let mut out = Vec::new();
         for def in servers::for_file(&self.inner.defs, path) {
@@ -193,23 +202,30 @@ impl Lsp {
                 servers::root_for(path, &self.inner.project, &def.root_markers, |p| p.exists());
             let key = (def.id.clone(), root.clone());
             let mut clients = self.inner.clients.lock().await;
-            match clients.get(&key) {
-                Some(Slot::Ready(c)) if c.is_alive() => out.push(c.clone()),
-                Some(Slot::Ready(_)) => {}
-                Some(Slot::Broken(_)) => {}
-                None => {
-                    let args = def.command.get(1..).unwrap_or_default();
-                    match Client::start(&self.inner.spawner, &def.id, &program, args, &root).await {
-                        Ok(c) => {
-                            let c = Arc::new(c);
-                            clients.insert(key, Slot::Ready(c.clone()));
-                            out.push(c);
-                        }
-                        Err(e) => {
-                            clients.insert(key, Slot::Broken(e.to_string()));
-                            return Err(e);
-                        }
-                    }
+            let restarts = match clients.get(&key) {
+                Some(Slot::Ready(c, _)) if c.is_alive() => {
+                    out.push(c.clone());
+                    continue;
+                }
+                Some(Slot::Broken(_)) => continue,
+                Some(Slot::Ready(_, n)) if *n >= RESTARTS => {
+                    let why = format!("it stopped {} times", n + 1);
+                    clients.insert(key, Slot::Broken(why));
+                    continue;
+                }
+                Some(Slot::Ready(_, n)) => n + 1,
+                None => 0,
+            };
+            let args = def.command.get(1..).unwrap_or_default();
+            match Client::start(&self.inner.spawner, &def.id, &program, args, &root).await {
+                Ok(c) => {
+                    let c = Arc::new(c);
+                    clients.insert(key, Slot::Ready(c.clone(), restarts));
+                    out.push(c);
+                }
+                Err(e) => {
+                    clients.insert(key, Slot::Broken(e.to_string()));
+                    return Err(e);
                 }
             }
         }
@@ -220,7 +236,7 @@ impl Lsp {
     pub async fn diagnostics(&self) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
         let mut all: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
         for slot in self.inner.clients.lock().await.values() {
-            if let Slot::Ready(c) = slot {
+            if let Slot::Ready(c, _) = slot {
                 for (path, list) in c.diagnostics() {
                     all.entry(path).or_default().extend(list);
                 }
@@ -235,7 +251,7 @@ impl Lsp {
         let mut out: Vec<_> = clients
             .iter()
             .filter_map(|((id, root), slot)| match slot {
-                Slot::Ready(c) if c.is_alive() => Some((id.clone(), root.clone(), c.pid())),
+                Slot::Ready(c, _) if c.is_alive() => Some((id.clone(), root.clone(), c.pid())),
                 _ => None,
             })
             .collect();
@@ -263,9 +279,24 @@ impl Lsp {
             .map(|(_, s)| s)
             .collect();
         let stops = slots.iter().filter_map(|s| match s {
-            Slot::Ready(c) => Some(c.stop()),
+            Slot::Ready(c, _) => Some(c.stop()),
             Slot::Broken(_) => None,
         });
         futures::future::join_all(stops).await;
     }
+}
+
+/// Sends the file's text to each server.
+async fn sync_all(
+    clients: Vec<Arc<Client>>,
+    path: &Path,
+    text: &str,
+    language: &str,
+) -> Result<Vec<(Arc<Client>, client::Synced)>, LspError> {
+    let mut out = Vec::with_capacity(clients.len());
+    for client in clients {
+        let synced = client.sync(path, text, language).await?;
+        out.push((client, synced));
+    }
+    Ok(out)
 }

@@ -88,6 +88,24 @@ impl Child {
         }
     }
 
+    /// Whether the process itself has ended (its group may live on), without waiting. The
+    /// exit is noted but the group is left to [`Child::wait`] or the drop.
+    pub fn has_exited(&mut self) -> bool {
+        if self.outcome.is_some() || self.leader_reaped {
+            return true;
+        }
+        match self.inner.try_wait() {
+            Ok(Some(_)) => {
+                // Reaped here: from now on the group id is trusted only while a member lives.
+                self.leader_reaped = true;
+                true
+            }
+            Ok(None) => false,
+            // Not waitable any more: it is not running as our child.
+            Err(_) => true,
+        }
+    }
+
     /// Process id, which is also the process group id.
     pub fn pid(&self) -> u32 {
         self.group.id().unsigned_abs()
