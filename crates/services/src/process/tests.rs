@@ -177,6 +177,27 @@ async fn a_piped_stdin_reaches_the_child_and_closing_it_ends_cat() {
 }
 
 #[tokio::test]
+async fn has_exited_sees_the_process_end_without_waiting() {
+    let mut child = ChildProcessSpawner::live()
+        .spawn(CommandSpec::new("sleep").arg("30"))
+        .await
+        .unwrap();
+    assert!(!child.has_exited());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.pid() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    assert!(
+        eventually(Duration::from_secs(10), || child.has_exited()).await,
+        "a killed child is seen to have exited"
+    );
+    // Waiting afterwards still reports how it ended.
+    let outcome = child.wait(LONG, CancellationToken::new()).await.unwrap();
+    assert_eq!(outcome, Outcome::Exited { code: None });
+}
+
+#[tokio::test]
 async fn stdin_is_closed_so_cat_ends_at_once() {
     let mut child = ChildProcessSpawner::live()
         .spawn(CommandSpec::new("cat"))
