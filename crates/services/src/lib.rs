@@ -7,6 +7,7 @@ pub mod clock;
 pub mod config;
 pub mod file_time;
 pub mod flags;
+pub mod format;
 pub mod fs;
 pub mod http;
 pub mod instance;

@@ -7,6 +7,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::file_time::FileTime;
 use crate::flags::RuntimeFlags;
+use crate::format::Formatter;
 use crate::fs::FsUtil;
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
@@ -43,6 +44,7 @@ pub fn production() -> Graph {
         .with(Permission::node())
         .with(FileTime::node())
         .with(Lsp::node())
+        .with(Formatter::node())
 }
 
 #[cfg(test)]

@@ -99,6 +99,7 @@ impl Tool for Write {
         } else {
             WatchKind::Add
         };
+        self.w.format(&path, keep_bom).await;
         self.w.after_write(&cx, &path, kind).await;
         let report = self.w.diagnostics(&[&path]).await;
         let mut output = String::from("Wrote the file successfully.");

@@ -91,14 +91,8 @@ impl Tool for ApplyPatch {
             self.publish(&cx, c).await;
         }
         let summary = summary.join("\n");
-        let written: Vec<&std::path::Path> = changes
-            .iter()
-            .filter_map(|c| match c.kind {
-                ChangeKind::Delete => None,
-                ChangeKind::Move => c.move_to.as_deref(),
-                ChangeKind::Add | ChangeKind::Update => Some(c.path.as_path()),
-            })
-            .collect();
+        let written: Vec<&std::path::Path> =
+            changes.iter().filter_map(Change::written_path).collect();
         let report = self.w.diagnostics(&written).await;
         let mut output = summary.clone();
         for path in &written {
@@ -276,6 +270,10 @@ impl ApplyPatch {
 
     async fn publish(&self, cx: &ToolCx, c: &Change) {
         let w = &self.w;
+        if let Some(written) = c.written_path() {
+            let bom = c.new.as_deref().is_some_and(|t| t.starts_with('\u{FEFF}'));
+            w.format(written, bom).await;
+        }
         match c.kind {
             ChangeKind::Add => w.after_write(cx, &c.path, WatchKind::Add).await,
             ChangeKind::Update => w.after_write(cx, &c.path, WatchKind::Change).await,
@@ -291,6 +289,16 @@ impl ApplyPatch {
 }
 
 impl Change {
+    /// The file this change leaves with new content: the target of a move, the path of an add
+    /// or update, nothing for a delete.
+    fn written_path(&self) -> Option<&std::path::Path> {
+        match self.kind {
+            ChangeKind::Delete => None,
+            ChangeKind::Move => self.move_to.as_deref(),
+            ChangeKind::Add | ChangeKind::Update => Some(self.path.as_path()),
+        }
+    }
+
     fn new(
         kind: ChangeKind,
         path: PathBuf,

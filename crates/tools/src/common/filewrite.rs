@@ -1,10 +1,12 @@
 //! What `write`, `edit` and `apply_patch` share around a write: the read-before-edit check,
-//! the bookkeeping after it (events, FileTime refresh) and the language server's diagnostics.
+//! the formatter, the bookkeeping after it (events, FileTime refresh) and the language
+//! server's diagnostics.
 
 use std::path::Path;
 
 use strata_services::bus::{Bus, FileEdited, FileWatcher, WatchKind};
 use strata_services::file_time::{FileTime, hash_bytes};
+use strata_services::format::Formatter;
 use strata_services::fs::FsUtil;
 use strata_services::instance::InstanceInfo;
 use strata_services::lsp::Lsp;
@@ -13,7 +15,7 @@ use super::diagnostics::Report;
 use crate::contract::{ToolCx, ToolError};
 
 /// The services every file-changing tool (`edit`, `write`, `apply_patch`) declares.
-pub type WriterDeps = (InstanceInfo, FsUtil, FileTime, Bus, Lsp);
+pub type WriterDeps = (InstanceInfo, FsUtil, FileTime, Bus, Lsp, Formatter);
 
 /// Those services, held by a file-changing tool.
 pub struct Writer {
@@ -22,20 +24,46 @@ pub struct Writer {
     pub file_time: FileTime,
     pub bus: Bus,
     pub lsp: Lsp,
+    pub formatter: Formatter,
 }
+
+const BOM: char = '\u{FEFF}';
 
 /// Files larger than this are not edited in memory.
 pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
 
 impl Writer {
-    pub fn new((info, fs, file_time, bus, lsp): WriterDeps) -> Self {
+    pub fn new((info, fs, file_time, bus, lsp, formatter): WriterDeps) -> Self {
         Writer {
             info,
             fs,
             file_time,
             bus,
             lsp,
+            formatter,
         }
+    }
+
+    /// Runs the file's formatters, then gives the file back the BOM state it was written with
+    /// (atomically); returns the final content, or `None` when no formatter ran.
+    pub async fn format(&self, path: &Path, bom: bool) -> Option<String> {
+        if !self.formatter.format(path).await {
+            return None;
+        }
+        let text = self.read_text(path).await.ok()?;
+        let body = text.strip_prefix(BOM).unwrap_or(&text);
+        let synced = if bom {
+            format!("{BOM}{body}")
+        } else {
+            body.to_string()
+        };
+        if synced != text
+            && let Err(e) = self.fs.write_atomic(path, synced.as_bytes()).await
+        {
+            tracing::warn!(path = %path.display(), error = %e, "could not restore the BOM after formatting");
+            return Some(text);
+        }
+        Some(synced)
     }
 
     /// The language servers' diagnostics once they have seen the `changed` files.

@@ -129,6 +129,14 @@ impl Tool for Edit {
             .write_atomic(&path, after.as_bytes())
             .await
             .map_err(|e| ToolError::model(e.to_string()))?;
+        // The formatter may change the file; the diff shown is against what it left.
+        let (after, diff) = match self.w.format(&path, after.starts_with(BOM)).await {
+            Some(formatted) if formatted != after => {
+                let diff = unified_diff(&shown_path, &before, &formatted);
+                (formatted, diff)
+            }
+            _ => (after, diff),
+        };
         self.w.after_write(&cx, &path, kind).await;
         let (additions, deletions) = line_counts(&before, &after);
         let filediff = json!({"file": shown_path, "patch": diff,
