@@ -6,13 +6,12 @@ use serde_json::json;
 use strata_services::bus::WatchKind;
 use strata_services::fs::FileKind;
 
+use crate::common::bom::{split_bom, with_bom};
 use crate::common::diagnostics::MAX_OTHER_FILES;
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
 use crate::diff::unified_diff;
-
-const BOM: char = '\u{FEFF}';
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -74,14 +73,9 @@ impl Tool for Write {
         } else {
             String::new()
         };
-        let old_bom = old.starts_with(BOM);
-        let new_body = p.content.strip_prefix(BOM).unwrap_or(&p.content);
-        let keep_bom = old_bom || p.content.starts_with(BOM);
-        let content = if keep_bom {
-            format!("{BOM}{new_body}")
-        } else {
-            new_body.to_string()
-        };
+        let (new_bom, new_body) = split_bom(&p.content);
+        let keep_bom = split_bom(&old).0 || new_bom;
+        let content = with_bom(keep_bom, new_body);
         let shown = path.to_string_lossy().into_owned();
         let diff = unified_diff(&shown, &old, &content);
         cx.ask(

@@ -13,6 +13,7 @@ use strata_services::fs::FileKind;
 use super::parse::{Section, parse_patch};
 use super::seek::apply_chunks;
 use super::write::{Change, ChangeKind, write_all};
+use crate::common::bom::split_bom;
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{MAX_EDIT_BYTES, Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
@@ -271,7 +272,7 @@ impl ApplyPatch {
     async fn publish(&self, cx: &ToolCx, c: &Change) {
         let w = &self.w;
         if let Some(written) = c.written_path() {
-            let bom = c.new.as_deref().is_some_and(|t| t.starts_with('\u{FEFF}'));
+            let bom = c.new.as_deref().is_some_and(|t| split_bom(t).0);
             w.format(written, bom).await;
         }
         match c.kind {

@@ -11,6 +11,7 @@ use strata_services::fs::FsUtil;
 use strata_services::instance::InstanceInfo;
 use strata_services::lsp::Lsp;
 
+use super::bom::{split_bom, with_bom};
 use super::diagnostics::Report;
 use crate::contract::{ToolCx, ToolError};
 
@@ -26,8 +27,6 @@ pub struct Writer {
     pub lsp: Lsp,
     pub formatter: Formatter,
 }
-
-const BOM: char = '\u{FEFF}';
 
 /// Files larger than this are not edited in memory.
 pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
@@ -51,12 +50,7 @@ impl Writer {
             return None;
         }
         let text = self.read_text(path).await.ok()?;
-        let body = text.strip_prefix(BOM).unwrap_or(&text);
-        let synced = if bom {
-            format!("{BOM}{body}")
-        } else {
-            body.to_string()
-        };
+        let synced = with_bom(bom, split_bom(&text).1);
         if synced != text
             && let Err(e) = self.fs.write_atomic(path, synced.as_bytes()).await
         {

@@ -6,13 +6,12 @@ use serde_json::{Map, json};
 use strata_services::bus::WatchKind;
 use strata_services::fs::FileKind;
 
-use super::replace::{detect_crlf, normalize_to, replace, split_bom};
+use super::replace::{detect_crlf, normalize_to, replace};
+use crate::common::bom::{BOM, split_bom, with_bom};
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
 use crate::diff::{line_counts, unified_diff};
-
-const BOM: char = '\u{FEFF}';
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -103,18 +102,10 @@ impl Tool for Edit {
             let crlf = detect_crlf(body);
             let old = normalize_to(&p.old_string, crlf);
             let new = normalize_to(&p.new_string, crlf);
-            let (new_bom, new) = match new.strip_prefix(BOM) {
-                Some(rest) => (true, rest.to_string()),
-                None => (false, new),
-            };
-            let next = replace(body, &old, &new, p.replace_all.unwrap_or(false))
+            let (new_bom, new) = split_bom(&new);
+            let next = replace(body, &old, new, p.replace_all.unwrap_or(false))
                 .map_err(|e| ToolError::model(format!("{e} (file: {})", path.display())))?;
-            let bom = if had_bom || new_bom {
-                BOM.to_string()
-            } else {
-                String::new()
-            };
-            (text, format!("{bom}{next}"), WatchKind::Change)
+            (text, with_bom(had_bom || new_bom, &next), WatchKind::Change)
         };
 
         let shown_path = path.to_string_lossy().into_owned();

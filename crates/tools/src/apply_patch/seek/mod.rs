@@ -8,7 +8,7 @@ mod tests;
 
 use super::parse::Chunk;
 
-const BOM: char = '\u{FEFF}';
+use crate::common::bom::BOM;
 
 /// Why the chunks of an Update could not be applied to a file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

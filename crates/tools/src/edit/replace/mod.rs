@@ -10,7 +10,7 @@ mod tests;
 
 use replacers::REPLACERS;
 
-const BOM: char = '\u{FEFF}';
+pub use crate::common::bom::split_bom;
 
 /// Why [`replace`] changed nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -111,12 +111,4 @@ pub fn detect_crlf(text: &str) -> bool {
 pub fn normalize_to(text: &str, crlf: bool) -> String {
     let lf = text.replace("\r\n", "\n");
     if crlf { lf.replace('\n', "\r\n") } else { lf }
-}
-
-/// Split a leading UTF-8 byte-order mark off `text`: (had one, the rest).
-pub fn split_bom(text: &str) -> (bool, &str) {
-    match text.strip_prefix(BOM) {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    }
 }

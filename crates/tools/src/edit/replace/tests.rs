@@ -17,7 +17,7 @@ fn edit_text(file: &str, old: &str, new: &str, all: bool) -> Result<String, Repl
         &normalize_to(new, crlf),
         all,
     )?;
-    Ok(if bom { format!("{BOM}{next}") } else { next })
+    Ok(crate::common::bom::with_bom(bom, &next))
 }
 
 #[test]
@@ -319,8 +319,6 @@ fn line_ending_helpers() {
     assert!(!detect_crlf("a\nb\r"));
     assert_eq!(normalize_to("a\r\nb\nc", true), "a\r\nb\r\nc");
     assert_eq!(normalize_to("a\r\nb\nc", false), "a\nb\nc");
-    assert_eq!(split_bom("\u{FEFF}x"), (true, "x"));
-    assert_eq!(split_bom("x\u{FEFF}"), (false, "x\u{FEFF}"));
 }
 
 #[test]
