@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use strata_graph::Scope;
 use strata_services::lsp::servers::{builtin, configure};
 use strata_services::lsp::{Lsp, LspError};
 use strata_services::process::ChildProcessSpawner;
@@ -28,7 +29,12 @@ fn project() -> (tempfile::TempDir, std::path::PathBuf) {
 
 fn lsp(project: &Path, config: Option<serde_json::Value>) -> Lsp {
     let defs = configure(builtin(), config.as_ref()).unwrap();
-    Lsp::new(project.to_path_buf(), ChildProcessSpawner::live(), defs)
+    Lsp::new(
+        project.to_path_buf(),
+        ChildProcessSpawner::live(),
+        defs,
+        Scope::new(),
+    )
 }
 
 async fn gone(pid: u32) -> bool {
@@ -181,4 +187,36 @@ async fn a_server_that_dies_is_started_again_once() {
             .contains("stopped 2 times")
     );
     lsp.shutdown().await;
+}
+
+#[tokio::test]
+async fn warm_starts_only_the_server_a_file_needs_in_the_background() {
+    clangd_installed();
+    let (_keep, dir) = project();
+    let file = dir.join("main.c");
+    std::fs::write(&file, "int main(void) { return 0; }\n").unwrap();
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "text\n").unwrap();
+    let scope = Scope::new();
+    let lsp = Lsp::new(
+        dir.clone(),
+        ChildProcessSpawner::live(),
+        builtin(),
+        scope.clone(),
+    );
+    lsp.warm(&notes);
+    lsp.warm(&file);
+    let end = Instant::now() + Duration::from_secs(20);
+    while lsp.running().await.is_empty() && Instant::now() < end {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let running = lsp.running().await;
+    assert_eq!(
+        running.len(),
+        1,
+        "only the C file has a server: {running:?}"
+    );
+    scope.close().await;
+    lsp.shutdown().await;
+    assert!(gone(running[0].2).await);
 }

@@ -77,6 +77,9 @@ pub struct Lsp {
 
 struct Inner {
     project: PathBuf,
+    /// The instance's scope: warm-ups run in it, so closing the instance cancels them before
+    /// the servers are stopped.
+    scope: Scope,
     spawner: ChildProcessSpawner,
     defs: Vec<ServerDef>,
     clients: Mutex<HashMap<(String, PathBuf), Slot>>,
@@ -103,11 +106,17 @@ impl std::fmt::Debug for Lsp {
 }
 
 impl Lsp {
-    /// Servers from `defs` for the project at `project`.
-    pub fn new(project: PathBuf, spawner: ChildProcessSpawner, defs: Vec<ServerDef>) -> Self {
+    /// Servers from `defs` for the project at `project`; background work runs in `scope`.
+    pub fn new(
+        project: PathBuf,
+        spawner: ChildProcessSpawner,
+        defs: Vec<ServerDef>,
+        scope: Scope,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 project,
+                scope,
                 spawner,
                 defs,
                 clients: Mutex::default(),
@@ -123,7 +132,7 @@ impl Lsp {
             |(info, config, spawner): (InstanceInfo, Config, ChildProcessSpawner), scope: Scope| async move {
                 let defs = servers::configure(servers::builtin(), config.data().raw.get("lsp"))
                     .map_err(|e| format!("{e} (in the config's `lsp` key)"))?;
-                let lsp = Lsp::new(info.directory.clone(), spawner, defs);
+                let lsp = Lsp::new(info.directory.clone(), spawner, defs, scope.clone());
                 let closing = lsp.clone();
                 scope.add_finalizer("stop language servers", move || async move {
                     closing.shutdown().await;
@@ -153,6 +162,20 @@ impl Lsp {
             path_var.as_deref(),
             |p| p.is_file(),
         )
+    }
+
+    /// Starts the file's servers and sends them the file in the background, so its
+    /// diagnostics come sooner after a later change. Failures only cost the warm-up.
+    pub fn warm(&self, path: &Path) {
+        if !self.handles(path) {
+            return;
+        }
+        let (lsp, path) = (self.clone(), path.to_path_buf());
+        self.inner.scope.spawn(async move {
+            if let Err(e) = lsp.touch_file(&path, false).await {
+                tracing::debug!(path = %path.display(), error = %e, "language server warm-up failed");
+            }
+        });
     }
 
     /// Sends the file's current content to every server for its type (starting them when

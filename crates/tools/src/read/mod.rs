@@ -130,26 +130,13 @@ impl Tool for Read {
         }
         self.file_time
             .record_read(&cx.session_id, &path, meta.mtime, meta.len, hash);
-        self.warm(&path);
+        // Spec §1 step 13: the server starts while the model reads.
+        self.lsp.warm(&path);
         Ok(render_file(&path, title, &pager, offset, loaded))
     }
 }
 
 impl Read {
-    /// Starts the file's language server in the background (spec §1 step 13), so diagnostics
-    /// after a later edit come sooner. A failure only costs the warm-up.
-    fn warm(&self, path: &Path) {
-        if !self.lsp.handles(path) {
-            return;
-        }
-        let (lsp, path) = (self.lsp.clone(), path.to_path_buf());
-        tokio::spawn(async move {
-            if let Err(e) = lsp.touch_file(&path, false).await {
-                tracing::debug!(path = %path.display(), error = %e, "language server warm-up failed");
-            }
-        });
-    }
-
     async fn not_found(&self, path: &Path) -> ToolError {
         let mut msg = format!("File not found: {}", path.display());
         let suggestions = self.suggest(path).await;
