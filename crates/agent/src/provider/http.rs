@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use futures::StreamExt;
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue};
 use tokio_util::sync::CancellationToken;
 
 use super::EventStream;
@@ -70,6 +70,17 @@ pub(crate) fn finish(
 }
 
 /// Runs a whole SSE `body` through `decoder` as the stream driver does (tests of decoders).
+/// An API key as a header value; a key with characters headers cannot carry is a config error
+/// naming the variable it came from.
+pub(crate) fn key_header(value: &str, env: &str) -> Result<HeaderValue, ProviderError> {
+    HeaderValue::from_str(value).map_err(|_| ProviderError::Config {
+        model: String::new(),
+        detail: format!(
+            "the API key contains characters not allowed in an HTTP header; check {env}"
+        ),
+    })
+}
+
 /// The wait a rate-limited or overloaded server asks for: `retry-after-ms` (milliseconds, as
 /// OpenAI sends it) or `retry-after` in whole seconds. An HTTP-date form is not used.
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
@@ -258,7 +269,6 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use reqwest::header::HeaderValue;
 
     use super::*;
 
@@ -295,5 +305,19 @@ mod tests {
             None
         );
         assert_eq!(wait(&[]), None);
+    }
+
+    #[test]
+    fn a_key_headers_cannot_carry_names_its_variable() {
+        assert_eq!(key_header("sk-1", "X_KEY").unwrap(), "sk-1");
+        let err = key_header("sk-1\nsecret", "OPENAI_API_KEY").unwrap_err();
+        assert!(
+            matches!(&err, ProviderError::Config { detail, .. } if detail.contains("OPENAI_API_KEY")),
+            "{err}"
+        );
+        assert!(
+            !err.to_string().contains("secret"),
+            "the key itself is not shown: {err}"
+        );
     }
 }

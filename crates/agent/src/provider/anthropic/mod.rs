@@ -9,7 +9,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{build_client, post_sse};
+use super::http::{build_client, key_header, post_sse};
 use super::{ChatMessage, ChatRequest, EventStream, Media, Provider, ProviderError};
 
 pub(crate) use decode::AnthropicDecoder;
@@ -61,11 +61,7 @@ impl Anthropic {
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
         if let Some(key) = &self.api_key {
-            let value = HeaderValue::from_str(key).map_err(|_| ProviderError::Config {
-                model: String::new(),
-                detail: "the Anthropic API key contains characters not allowed in an HTTP header; check ANTHROPIC_API_KEY".into(),
-            })?;
-            headers.insert("x-api-key", value);
+            headers.insert("x-api-key", key_header(key, "ANTHROPIC_API_KEY")?);
         }
         Ok(headers)
     }

@@ -4,11 +4,11 @@
 mod decode;
 
 use async_trait::async_trait;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{build_client, post_sse};
+use super::http::{build_client, key_header, post_sse};
 use super::{ChatMessage, ChatRequest, EventStream, Media, Provider, ProviderError};
 
 pub(crate) use decode::OpenAiDecoder;
@@ -50,12 +50,7 @@ impl OpenAiCompatible {
     fn headers(&self) -> Result<HeaderMap, ProviderError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = &self.api_key {
-            let value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-                ProviderError::Config {
-                    model: String::new(),
-                    detail: "the OpenAI API key contains characters not allowed in an HTTP header; check OPENAI_API_KEY".into(),
-                }
-            })?;
+            let value = key_header(&format!("Bearer {key}"), "OPENAI_API_KEY")?;
             headers.insert(AUTHORIZATION, value);
         }
         Ok(headers)
