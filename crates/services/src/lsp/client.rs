@@ -13,36 +13,21 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
-use tokio::sync::{mpsc, oneshot, watch};
-use tokio::time::Instant;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::LspError;
 use super::diagnostic::{Diagnostic, from_publish};
+use super::published::{Publications, Synced};
 use super::rpc::{Decoder, encode};
 use crate::process::{Child, ChildProcessSpawner, Chunk, CommandSpec, Pipe};
 
 /// How long `initialize` may take before the server is given up for this instance.
 pub const INIT_TIMEOUT: Duration = Duration::from_secs(15);
-/// How long an older version's diagnostics stand before they are taken as the answer.
-pub const STALE_GRACE: Duration = Duration::from_millis(500);
 /// How long a stopping server gets to answer `shutdown` and exit before its group is killed.
 const STOP_GRACE: Duration = Duration::from_millis(800);
 
 type Reply = Result<Value, String>;
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Published {
-    count: u64,
-    version: Option<i64>,
-}
-
-/// Where a document stood when it was sent: what [`Client::wait_for_diagnostics`] waits past.
-#[derive(Debug, Clone, Copy)]
-pub struct Synced {
-    before: u64,
-    version: i64,
-}
 
 struct Shared {
     server: String,
@@ -50,11 +35,7 @@ struct Shared {
     writer: tokio::sync::Mutex<Option<ChildStdin>>,
     pending: Mutex<HashMap<i64, oneshot::Sender<Reply>>>,
     next_id: AtomicI64,
-    diagnostics: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
-    /// Each file's publish count and the document version of its latest publish.
-    publishes: Mutex<HashMap<PathBuf, Published>>,
-    /// Bumped on every publish, so waiters wake up.
-    tick: watch::Sender<u64>,
+    published: Publications,
     alive: AtomicBool,
 }
 
@@ -107,16 +88,13 @@ impl Client {
                 server: server.to_string(),
                 source,
             })?;
-        let (tick, _) = watch::channel(0);
         let shared = Arc::new(Shared {
             server: server.to_string(),
             root: root.to_path_buf(),
             writer: tokio::sync::Mutex::new(child.stdin()),
             pending: Mutex::default(),
             next_id: AtomicI64::new(1),
-            diagnostics: Mutex::default(),
-            publishes: Mutex::default(),
-            tick,
+            published: Publications::default(),
             alive: AtomicBool::new(true),
         });
         let reader = tokio::spawn(read_loop(child.output(), shared.clone())).abort_handle();
@@ -196,7 +174,6 @@ impl Client {
 
     /// Opens the document, or sends its new full text when already open.
     pub async fn sync(&self, path: &Path, text: &str, language: &str) -> Result<Synced, LspError> {
-        let before = self.published(path).count;
         let uri = file_uri(path);
         let version = {
             let mut docs = lock(&self.documents);
@@ -204,6 +181,7 @@ impl Client {
             *v += 1;
             *v
         };
+        let synced = self.shared.published.synced(path, i64::from(version));
         if version == 0 {
             let doc = json!({"uri": uri, "languageId": language, "version": 0, "text": text});
             self.notify("textDocument/didOpen", json!({"textDocument": doc}))
@@ -215,26 +193,10 @@ impl Client {
             });
             self.notify("textDocument/didChange", params).await?;
         }
-        Ok(Synced {
-            before,
-            version: i64::from(version),
-        })
+        Ok(synced)
     }
 
-    fn published(&self, path: &Path) -> Published {
-        lock(&self.shared.publishes)
-            .get(path)
-            .copied()
-            .unwrap_or_default()
-    }
-
-    /// Waits until the file's diagnostics are published for the synced version (or, from a
-    /// server that leaves versions out, published again at all), then until no new publish
-    /// arrives for `settle` (servers often publish twice); at most `limit` in all.
-    ///
-    /// A publish after the sync that names an older version is taken once [`STALE_GRACE`]
-    /// passes without a newer one: clangd, for one, may label a build of the newest text with
-    /// the version it first opened.
+    /// Waits for the diagnostics that answer `synced` (see [`Publications::wait`]).
     pub async fn wait_for_diagnostics(
         &self,
         path: &Path,
@@ -242,37 +204,15 @@ impl Client {
         limit: Duration,
         settle: Duration,
     ) {
-        let deadline = Instant::now() + limit;
-        let mut ticks = self.shared.tick.subscribe();
-        let mut stale_since: Option<Instant> = None;
-        loop {
-            let p = self.published(path);
-            if p.count > synced.before {
-                if p.version.is_none_or(|v| v >= synced.version) {
-                    break;
-                }
-                stale_since.get_or_insert_with(Instant::now);
-            }
-            let until = stale_since.map_or(deadline, |t| (t + STALE_GRACE).min(deadline));
-            match tokio::time::timeout_at(until, ticks.changed()).await {
-                Ok(Ok(())) => {}
-                // Past the grace an older publish is the best there is.
-                Err(_) if stale_since.is_some() => break,
-                _ => return,
-            }
-        }
-        loop {
-            let until = (Instant::now() + settle).min(deadline);
-            match tokio::time::timeout_at(until, ticks.changed()).await {
-                Ok(Ok(())) if Instant::now() < deadline => {}
-                _ => return,
-            }
-        }
+        self.shared
+            .published
+            .wait(path, synced, limit, settle)
+            .await;
     }
 
     /// Every file's latest diagnostics from this server.
     pub fn diagnostics(&self) -> HashMap<PathBuf, Vec<Diagnostic>> {
-        lock(&self.shared.diagnostics).clone()
+        self.shared.published.all()
     }
 
     /// Asks the server to shut down and exit; kills its group if it has not within the grace.
@@ -324,7 +264,7 @@ impl Shared {
         for (_, tx) in lock(&self.pending).drain() {
             let _ = tx.send(Err(why.to_string()));
         }
-        self.tick.send_modify(|t| *t += 1);
+        self.published.wake();
     }
 
     async fn dispatch(&self, msg: Value) {
@@ -347,13 +287,7 @@ impl Shared {
                     let version = params
                         .and_then(|p| p.get("version"))
                         .and_then(Value::as_i64);
-                    lock(&self.diagnostics).insert(path.clone(), list);
-                    let mut publishes = lock(&self.publishes);
-                    let entry = publishes.entry(path).or_default();
-                    entry.count += 1;
-                    entry.version = version;
-                    drop(publishes);
-                    self.tick.send_modify(|t| *t += 1);
+                    self.published.record(path, version, list);
                 }
             }
             (None, Some(id)) => {

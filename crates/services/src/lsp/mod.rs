@@ -7,6 +7,7 @@
 
 mod client;
 pub mod diagnostic;
+mod published;
 mod query;
 pub mod rpc;
 pub mod servers;
@@ -25,6 +26,7 @@ use crate::process::{ChildProcessSpawner, ProcessError};
 
 pub use client::file_uri;
 pub use diagnostic::Diagnostic;
+pub use published::STALE_GRACE;
 pub use query::{Calls, QUERY_TIMEOUT};
 pub use servers::ServerDef;
 
@@ -315,7 +317,7 @@ async fn sync_all(
     path: &Path,
     text: &str,
     language: &str,
-) -> Result<Vec<(Arc<Client>, client::Synced)>, LspError> {
+) -> Result<Vec<(Arc<Client>, published::Synced)>, LspError> {
     let mut out = Vec::with_capacity(clients.len());
     for client in clients {
         let synced = client.sync(path, text, language).await?;
