@@ -168,3 +168,26 @@ fn a_deny_rule_wins_over_yes() {
     );
     assert!(!p.dir.join("ran.txt").exists(), "the command did not run");
 }
+
+#[test]
+fn a_bad_lsp_or_formatter_config_names_the_key_and_changes_nothing() {
+    let p = Project::new();
+    for (config, key) in [
+        (r#"{"lsp": "yes"}"#, "(in the config's `lsp` key)"),
+        (
+            r#"{"formatter": {"x": {"command": ["f"]}}}"#,
+            "`formatter.x.extensions`",
+        ),
+    ] {
+        p.file("strata.json", config);
+        let run = p.strata(&[
+            "tool",
+            "write",
+            &args(json!({"filePath": "new.txt", "content": "x"})),
+            "--yes",
+        ]);
+        run.expect_code(1);
+        assert!(run.stderr.contains(key), "{}", run.stderr);
+        assert!(!p.dir.join("new.txt").exists());
+    }
+}
