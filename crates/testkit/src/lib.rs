@@ -4,6 +4,7 @@
 //!   the data/config directories replaced), disposed even when the test panics.
 //! - [`model_server`]: a scripted model server speaking the OpenAI and Anthropic streaming
 //!   protocols on 127.0.0.1.
+//! - [`mcp_server`]: a scripted MCP server (stdio program `strata-mcp-fixture`, or HTTP).
 //! - [`FixtureServer`]: any axum router served on 127.0.0.1.
 //! - [`poll_with_timeout`], [`await_with_timeout`]: bounded waiting, never a bare sleep.
 
@@ -12,6 +13,7 @@
 
 mod http_server;
 mod instance;
+pub mod mcp_server;
 pub mod model_server;
 mod poll;
 mod programs;
@@ -19,4 +21,4 @@ mod programs;
 pub use http_server::FixtureServer;
 pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};
 pub use poll::{await_with_timeout, poll_with_timeout};
-pub use programs::{process_ended, require_program};
+pub use programs::{external_program, process_ended, require_program};

@@ -11,6 +11,23 @@ pub fn require_program(program: &str, package: &str) {
     );
 }
 
+/// Whether an optional outside program (a server installed from npm, ...) is on `PATH`. When
+/// it is not, prints one line saying the test is skipped and returns `false`; with
+/// `STRATA_TEST_REQUIRE_EXTERNAL=1` (CI) a missing program fails the test instead.
+pub fn external_program(program: &str, install: &str) -> bool {
+    let found = std::env::split_paths(&std::env::var("PATH").unwrap_or_default())
+        .any(|dir| dir.join(program).is_file());
+    if !found {
+        let required = std::env::var("STRATA_TEST_REQUIRE_EXTERNAL").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "`{program}` is not installed; install it with: {install}"
+        );
+        eprintln!("skipped: `{program}` is not installed ({install})");
+    }
+    found
+}
+
 /// Whether process `pid` has ended (gone, or a zombie its parent has not reaped yet).
 pub fn process_ended(pid: u32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

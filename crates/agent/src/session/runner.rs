@@ -117,7 +117,7 @@ impl Runner {
             flags: s.flags.enabled(),
             backends: s.registry.configured_backends(&s.config),
         };
-        Ok(s.registry.surface(&spec).into_iter().cloned().collect())
+        Ok(s.registry.surface(&spec))
     }
 
     /// Adds `message` to session `session_id` and runs the loop until it ends. Every change
@@ -170,10 +170,11 @@ impl Runner {
             tools: &specs,
             cancel: &cancel,
         };
+        let invalid = s.registry.get("invalid");
         let call_env = CallEnv {
             recorder: &rec,
             surface: &surface,
-            invalid: s.registry.get("invalid"),
+            invalid: invalid.as_ref(),
             permission: &s.permission,
             ruleset: &ruleset,
             agent: &opts.agent,

@@ -6,7 +6,10 @@
 //! its first position, so the order of the `permission` map is the order keys were first seen.
 //! Each file is checked on its own, so an error names the file at fault.
 
+mod mcp;
 mod parse;
+
+pub use mcp::{DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, McpServer, McpTransport};
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -62,6 +65,10 @@ pub struct ConfigData {
     /// Provider settings, uninterpreted (base URLs, keys, options).
     pub provider: Map<String, Value>,
     pub experimental: Experimental,
+    /// The MCP servers under `mcp`, in config order.
+    pub mcp: Vec<McpServer>,
+    /// Servers whose tools' `readOnlyHint` is believed (`mcp_trust`).
+    pub mcp_trust: Vec<String>,
     /// The whole merged document.
     pub raw: Value,
 }
@@ -76,6 +83,8 @@ impl Default for ConfigData {
             tools: ToolsConfig::default(),
             provider: Map::new(),
             experimental: Experimental::default(),
+            mcp: Vec::new(),
+            mcp_trust: Vec::new(),
             raw: Value::Object(Map::new()),
         }
     }
