@@ -54,12 +54,7 @@ impl Tool for Write {
         external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
         let real = self.w.fs.resolve_real(&path).await;
         let _lock = self.w.file_time.lock(&real).await;
-        let stat = self
-            .w
-            .fs
-            .stat(&path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let stat = self.w.fs.stat(&path).await?;
         let exists = stat.is_some();
         if stat.as_ref().is_some_and(|m| m.kind == FileKind::Dir) {
             return Err(ToolError::model(format!(
@@ -83,11 +78,7 @@ impl Tool for Write {
                 .metadata(json!({"filepath": shown, "diff": diff})),
         )
         .await?;
-        self.w
-            .fs
-            .write_atomic(&path, content.as_bytes())
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        self.w.fs.write_atomic(&path, content.as_bytes()).await?;
         let kind = if exists {
             WatchKind::Change
         } else {

@@ -201,7 +201,7 @@ impl Bash {
                 cwd.display()
             ))),
             Ok(None) => Err(missing_workdir(cwd)),
-            Err(e) => Err(ToolError::model(e.to_string())),
+            Err(e) => Err(e.into()),
         }
     }
 

@@ -53,12 +53,7 @@ impl Tool for Glob {
             Some(s) => self.info.resolve(s),
             None => self.info.directory.clone(),
         };
-        match self
-            .fs
-            .stat(&root)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?
-        {
+        match self.fs.stat(&root).await? {
             None => {
                 return Err(ToolError::model(format!(
                     "The directory {} does not exist. Pass an existing directory as `path`, or \
@@ -87,8 +82,7 @@ impl Tool for Glob {
             walk_files(&spec, |path, mtime| Some((mtime, path.to_path_buf())))
         })
         .await
-        .map_err(|e| ToolError::fatal(format!("the glob walk stopped unexpectedly: {e}")))?
-        .map_err(|e| ToolError::model(e.to_string()))?;
+        .map_err(|e| ToolError::fatal(format!("the glob walk stopped unexpectedly: {e}")))??;
         sort_newest_first(&mut files, |(t, p)| (t, p));
         let truncated = files.len() > LIMIT;
         files.truncate(LIMIT);

@@ -56,21 +56,16 @@ impl Tool for Grep {
             Some(s) => self.info.resolve(s),
             None => self.info.directory.clone(),
         };
-        let meta = self
-            .fs
-            .stat(&target)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?
-            .ok_or_else(|| {
-                ToolError::model(format!(
-                    "The path {} does not exist. Pass an existing file or directory as `path`.",
-                    target.display()
-                ))
-            })?;
+        let meta = self.fs.stat(&target).await?.ok_or_else(|| {
+            ToolError::model(format!(
+                "The path {} does not exist. Pass an existing file or directory as `path`.",
+                target.display()
+            ))
+        })?;
         let is_dir = meta.kind == FileKind::Dir;
         let kind = if is_dir { Kind::Directory } else { Kind::File };
         external::check(&cx, &self.info, &self.fs, &target, kind).await?;
-        let matcher = search::matcher(&p.pattern).map_err(|e| ToolError::model(e.to_string()))?;
+        let matcher = search::matcher(&p.pattern)?;
         let include = p.include.clone();
         let mtime = meta.mtime;
         let hits = tokio::task::spawn_blocking(move || {
@@ -85,8 +80,7 @@ impl Tool for Grep {
             }
         })
         .await
-        .map_err(|e| ToolError::fatal(format!("the search stopped unexpectedly: {e}")))?
-        .map_err(|e| ToolError::model(e.to_string()))?;
+        .map_err(|e| ToolError::fatal(format!("the search stopped unexpectedly: {e}")))??;
         Ok(ToolResult::new(p.pattern.clone(), search::render(&hits))
             .meta("matches", hits.shown)
             .meta("truncated", hits.more))

@@ -111,11 +111,7 @@ impl Tool for LspTool {
         };
         cx.ask(Ask::new("lsp", vec!["*".into()], vec!["*".into()]).metadata(metadata))
             .await?;
-        let exists = self
-            .fs
-            .stat(&path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let exists = self.fs.stat(&path).await?;
         if exists.is_none() {
             return Err(ToolError::model(format!(
                 "{} was not found. Check the path; `glob` can find the file.",

@@ -72,11 +72,7 @@ impl Tool for Read {
     async fn execute(&self, p: ReadParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
         let path = self.info.resolve(&p.file_path);
         let title = self.info.relative(&path);
-        let stat = self
-            .fs
-            .stat(&path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let stat = self.fs.stat(&path).await?;
         let kind = match &stat {
             Some(m) if m.kind == FileKind::Dir => Kind::Directory,
             _ => Kind::File,
@@ -98,11 +94,7 @@ impl Tool for Read {
             .instructions
             .find(&self.info, &self.fs, &path, &cx)
             .await;
-        let sample = self
-            .fs
-            .read_head(&path, SAMPLE_BYTES)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let sample = self.fs.read_head(&path, SAMPLE_BYTES).await?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -176,11 +168,7 @@ impl Read {
         offset: usize,
         limit: usize,
     ) -> Result<ToolResult, ToolError> {
-        let entries = self
-            .fs
-            .read_dir(path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let entries = self.fs.read_dir(path).await?;
         let mut names: Vec<String> = entries
             .into_iter()
             .map(|e| match e.kind {
@@ -242,11 +230,7 @@ impl Read {
                 path.display()
             )));
         }
-        let bytes = self
-            .fs
-            .read(path, MAX_ATTACHMENT_BYTES)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let bytes = self.fs.read(path, MAX_ATTACHMENT_BYTES).await?;
         self.file_time.record_read(
             &cx.session_id,
             path,
@@ -280,14 +264,10 @@ impl Read {
         let mut pager = Pager::new(offset, limit);
         let mut splitter = LineSplitter::default();
         let mut hasher = Sha256::new();
-        let mut stream = self
-            .fs
-            .stream(path, CHUNK)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let mut stream = self.fs.stream(path, CHUNK).await?;
         let mut stopped = false;
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(|e| ToolError::model(e.to_string()))?;
+            let chunk = chunk?;
             if pager.is_full() {
                 // Past the page: only the total line count is still needed.
                 let n = splitter.count(&chunk);
