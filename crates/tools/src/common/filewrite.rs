@@ -71,9 +71,10 @@ impl Writer {
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    /// The read-before-edit check (spec §18 a), unless the call turned it off.
+    /// The read-before-edit check (spec §18 a), unless FileTime has it off (config
+    /// `tools.read_before_edit`, or the one-shot CLI).
     pub async fn check_fresh(&self, cx: &ToolCx, path: &Path) -> Result<(), ToolError> {
-        if !cx.read_before_edit {
+        if !self.file_time.enabled() {
             return Ok(());
         }
         let meta = self
