@@ -1,6 +1,4 @@
-//! The `grep` tool: a regular expression over file contents, newest files first (spec §6).
-
-mod search;
+//! The `grep` tool itself (the search lives in `search`).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,9 +6,9 @@ use serde_json::json;
 use strata_services::fs::{FileKind, FsUtil};
 use strata_services::instance::InstanceInfo;
 
+use super::search;
 use crate::common::external::{self, Kind};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
-pub use search::{LIMIT, MAX_LINE_CHARS};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GrepParams {

@@ -1,5 +1,4 @@
-//! The experimental `lsp` tool (spec §16): one language-server request about a file, shown to
-//! the model as the server's JSON. Visible only with `STRATA_EXPERIMENTAL_LSP_TOOL`.
+//! The `lsp` tool itself.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};

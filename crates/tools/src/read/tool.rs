@@ -1,10 +1,4 @@
-//! The `read` tool: a page of a text file, a directory listing, or an image/PDF attachment.
-//! The file is streamed and reading stops as soon as the page is full (spec §1).
-
-mod instructions;
-mod natural;
-mod page;
-mod sniff;
+//! The `read` tool itself (paging, sniffing, instruction files and name order live beside it).
 
 use std::path::{Path, PathBuf};
 
@@ -19,10 +13,10 @@ use strata_services::fs::{FileKind, FsUtil, Metadata, to_slash};
 use strata_services::instance::InstanceInfo;
 use strata_services::lsp::Lsp;
 
+use super::page::{DEFAULT_LIMIT, LineSplitter, MAX_BYTES, Next, Pager};
+use super::{instructions, natural, sniff};
 use crate::common::external::{self, Kind};
 use crate::contract::{Ask, Attachment, Effects, Tool, ToolCx, ToolError, ToolResult};
-pub use page::{DEFAULT_LIMIT, MAX_BYTES, MAX_LINE_CHARS};
-use page::{LineSplitter, Next, Pager};
 
 const SAMPLE_BYTES: usize = 4096;
 const CHUNK: usize = 256 * 1024;

@@ -1,4 +1,4 @@
-//! The `write` tool: create a file or replace its whole content (spec §2).
+//! The `write` tool itself.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -40,7 +40,7 @@ impl Tool for Write {
     }
 
     fn description(&self) -> String {
-        include_str!("write.md").to_string()
+        include_str!("description.md").to_string()
     }
 
     async fn execute(&self, p: WriteParams, cx: ToolCx) -> Result<ToolResult, ToolError> {

@@ -1,4 +1,4 @@
-//! The `glob` tool: files whose path matches a glob, newest first (spec §5).
+//! The `glob` tool itself.
 
 use std::path::PathBuf;
 
