@@ -2,9 +2,7 @@
 //! schemas, call repair, invalid arguments, resuming, the step budget.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-mod loop_support;
-
-use loop_support::*;
+use crate::loop_support::*;
 use serde_json::{Value, json};
 use strata_agent::session::{RunOptions, RunOutcome, SessionTarget};
 use strata_registry::ToolRegistry;

@@ -2,11 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::Project;
+use crate::common::Project;
 
 #[test]
 fn version_prints_the_package_version() {

@@ -3,9 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
 
-mod common;
-
-use common::Project;
+use crate::common::Project;
 use serde_json::json;
 
 fn args(value: serde_json::Value) -> String {

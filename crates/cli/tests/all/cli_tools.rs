@@ -2,9 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
 
-mod common;
-
-use common::Project;
+use crate::common::Project;
 use serde_json::Value;
 
 const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";

@@ -1,12 +1,6 @@
-//! Shared by the `cli_*` tests: finding the built `strata` binary (and refusing a stale one),
-//! and running it in a throwaway project whose data, config, home and temp directories are
-//! temporary too, so no test touches the user's.
-//!
-//! Cargo builds a package's binaries before its integration tests only for that package, so
-//! these tests cannot name `strata` with `CARGO_BIN_EXE_*`. The binary is taken from the target
-//! directory the tests run from; `cargo test --workspace` builds it (the `strata` package has
-//! an integration test), and a narrow run needs `cargo build -p strata` first. Either way the
-//! binary is checked against cargo's own dependency list, so a stale build fails loudly.
+//! Shared by the `cli_*` and `e2e_*` tests: the built `strata` binary, and running it in a
+//! throwaway project whose data, config, home and temp directories are temporary too, so no
+//! test touches the user's.
 
 // Each test file uses a different part of this module; helpers fail the test by panicking.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
@@ -14,93 +8,14 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// How long one `strata` command may run before the test fails.
 const COMMAND_LIMIT: Duration = Duration::from_secs(60);
 
-/// The `strata` binary next to this test's `deps` folder, checked to be fresh.
+/// The `strata` binary cargo built for these tests.
 pub fn strata_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test knows its own path");
-        // Tests live in `<target>/<profile>/deps/`; binaries one level up.
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("the test runs from <target>/<profile>/deps");
-        let bin = profile_dir.join(format!("strata{}", std::env::consts::EXE_SUFFIX));
-        if let Err(why) = check_fresh(&bin) {
-            panic!(
-                "{why}.\nBuild it first: `cargo build -p strata` (with the same CARGO_TARGET_DIR \
-                 and profile), or run `cargo test --workspace`, which builds it."
-            );
-        }
-        bin
-    })
-}
-
-/// Fails when the binary is missing or any source cargo listed for it is newer.
-fn check_fresh(bin: &Path) -> Result<(), String> {
-    let built =
-        mtime(bin).ok_or_else(|| format!("the `strata` binary {} is missing", bin.display()))?;
-    let dep_info = bin.with_extension("d");
-    // `cargo build` leaves a dep-info file beside the binary. A binary built by `cargo test
-    // --workspace` has none; that build is fresh by construction, so there is nothing to check.
-    let sources = match std::fs::read_to_string(&dep_info) {
-        Ok(text) => dep_info_sources(&text),
-        Err(_) => Vec::new(),
-    };
-    for source in sources {
-        match mtime(Path::new(&source)) {
-            Some(t) if t <= built => {}
-            Some(_) => {
-                return Err(format!(
-                    "the `strata` binary {} is older than {source}",
-                    bin.display()
-                ));
-            }
-            None => {
-                return Err(format!(
-                    "{source}, which the `strata` binary {} was built from, is gone",
-                    bin.display()
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn mtime(path: &Path) -> Option<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
-}
-
-/// The prerequisites of a Makefile-style dep-info file (`target: a b\ c ...`).
-fn dep_info_sources(text: &str) -> Vec<String> {
-    let mut sources = Vec::new();
-    for line in text.lines() {
-        let Some((_, deps)) = line.split_once(": ") else {
-            continue;
-        };
-        let mut current = String::new();
-        let mut chars = deps.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => current.extend(chars.next()),
-                c if c.is_whitespace() => {
-                    if !current.is_empty() {
-                        sources.push(std::mem::take(&mut current));
-                    }
-                }
-                c => current.push(c),
-            }
-        }
-        if !current.is_empty() {
-            sources.push(current);
-        }
-    }
-    sources
+    Path::new(env!("CARGO_BIN_EXE_strata"))
 }
 
 /// How a `strata` command ended.

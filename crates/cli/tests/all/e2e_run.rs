@@ -2,11 +2,8 @@
 //! `OPENAI_BASE_URL`, in both output formats, with permissions and failures.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-mod common;
-mod e2e_run_support;
-
-use common::Project;
-use e2e_run_support::*;
+use crate::common::Project;
+use crate::e2e_run_support::*;
 use serde_json::json;
 use strata_testkit::model_server::{ModelServer, Turn, call};
 
@@ -133,7 +130,7 @@ fn a_model_error_is_an_error_event_and_exit_code_1() {
     );
     // The default format says it on stderr.
     let server = ModelServer::start(vec![Turn::Status(400, "nope".into())]);
-    let plain = e2e_run_support::run(&p, &server, &["hi"]);
+    let plain = crate::e2e_run_support::run(&p, &server, &["hi"]);
     plain.expect_code(1);
     assert!(plain.stderr.contains("HTTP 400"), "{plain:#?}");
 }

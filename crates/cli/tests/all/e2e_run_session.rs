@@ -2,13 +2,10 @@
 //! end to end against the scripted model server.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-mod common;
-mod e2e_run_support;
-
 use std::time::{Duration, Instant};
 
-use common::Project;
-use e2e_run_support::*;
+use crate::common::Project;
+use crate::e2e_run_support::*;
 use strata_testkit::model_server::{ModelServer, Turn, call};
 
 #[test]

@@ -4,9 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
-use edit_support::{ask_edits, assert_mentions, drain, model_error, patch, redact, text, watch};
+use crate::edit_support::{
+    ask_edits, assert_mentions, drain, model_error, patch, redact, text, watch,
+};
 use serde_json::json;
 use strata_services::bus::WatchKind;
 use strata_testkit::TestInstance;

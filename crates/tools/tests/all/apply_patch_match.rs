@@ -4,9 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
-use edit_support::{bytes, model_error, patch, text};
+use crate::edit_support::{bytes, model_error, patch, text};
 use serde_json::json;
 use strata_testkit::TestInstance;
 
@@ -219,7 +217,7 @@ async fn unicode_punctuation_matches_ascii() {
 #[tokio::test]
 async fn bom_file_keeps_its_bom_and_its_diff_hides_it() {
     TestInstance::builder()
-        .config(edit_support::ask_edits())
+        .config(crate::edit_support::ask_edits())
         .file("Program.cs", "\u{FEFF}using System;\nclass A {}\n")
         .run(|t| async move {
             let r = t

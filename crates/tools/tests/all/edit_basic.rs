@@ -3,9 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
-use edit_support::{
+use crate::edit_support::{
     ask_edits, assert_mentions, bytes, drain, model_error, read_first, redact, text, watch,
 };
 use serde_json::json;

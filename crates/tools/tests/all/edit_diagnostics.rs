@@ -4,11 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
 use std::time::Duration;
 
-use edit_support::{patch, read_first, redact};
+use crate::edit_support::{patch, read_first, redact};
 use serde_json::json;
 use strata_services::lsp::Lsp;
 use strata_testkit::{TestInstance, poll_with_timeout, process_ended, require_program};

@@ -3,11 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
 use std::path::{Path, PathBuf};
 
-use edit_support::{patch, read_first, text};
+use crate::edit_support::{patch, read_first, text};
 use serde_json::json;
 use strata_testkit::{ReplyMode, TestInstance};
 

@@ -4,9 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
-use edit_support::{bytes, patch, read_first, text};
+use crate::edit_support::{bytes, patch, read_first, text};
 use serde_json::{Value, json};
 use strata_testkit::{TestInstance, TestInstanceBuilder};
 

@@ -3,9 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
-use edit_support::text;
+use crate::edit_support::text;
 use serde_json::json;
 use strata_testkit::TestInstance;
 

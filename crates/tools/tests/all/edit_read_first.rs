@@ -3,11 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
 use std::time::{Duration, SystemTime};
 
-use edit_support::{assert_mentions, model_error, read_first, text};
+use crate::edit_support::{assert_mentions, model_error, read_first, text};
 use serde_json::{Value, json};
 use strata_testkit::TestInstance;
 use strata_tools::ToolCx;

@@ -4,15 +4,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-mod wrapper_support;
-
-use edit_support::call_raw;
+use crate::edit_support::call_raw;
+use crate::wrapper_support::check_schema_shape;
 use serde_json::{Value, json};
 use strata_registry::ToolRegistry;
 use strata_testkit::TestInstance;
 use strata_tools::{Effects, ToolError};
-use wrapper_support::check_schema_shape;
 
 fn check_shape(id: &str, s: &Value, properties: &[&str], required: &[&str]) {
     check_schema_shape(id, s, properties, required);

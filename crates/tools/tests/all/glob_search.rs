@@ -3,12 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::{at, redacted, root, set_mtime, write_outside};
 use serde_json::json;
 use strata_testkit::TestInstance;
 use strata_tools::ToolError;
-use wrapper_support::{at, redacted, root, set_mtime, write_outside};
 
 /// The listed paths, relative to the project, in output order.
 fn listed(t: &TestInstance, output: &str) -> Vec<String> {

@@ -3,11 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::{root, write_outside};
 use serde_json::json;
 use strata_testkit::TestInstance;
-use wrapper_support::{root, write_outside};
 
 #[tokio::test]
 async fn symlinked_alias_of_an_outside_dir_allowed_by_config_asks_nothing() {

@@ -3,12 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::{at, redacted, set_mtime};
 use serde_json::json;
 use strata_testkit::TestInstance;
 use strata_tools::ToolError;
-use wrapper_support::{at, redacted, set_mtime};
 
 /// The `path:` header lines of a grep output, relative to the project, in order.
 fn files(t: &TestInstance, output: &str) -> Vec<String> {

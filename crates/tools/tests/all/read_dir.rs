@@ -3,11 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::{footer, redacted};
 use serde_json::json;
 use strata_testkit::TestInstance;
-use wrapper_support::{footer, redacted};
 
 /// The entries of a listing, without the footer.
 fn entries(output: &str) -> Vec<&str> {

@@ -2,11 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::redacted;
 use serde_json::json;
 use strata_testkit::TestInstance;
-use wrapper_support::redacted;
 
 #[tokio::test]
 async fn agents_md_in_a_parent_directory_is_appended_once() {

@@ -3,14 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::content_lines;
 use base64::Engine;
 use serde_json::json;
 use strata_services::file_time::{FileTime, hash_bytes};
 use strata_testkit::TestInstance;
 use strata_tools::ToolResult;
-use wrapper_support::content_lines;
 
 const PNG_MAGIC: &[u8] = &[0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A];
 

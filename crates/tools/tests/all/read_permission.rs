@@ -4,13 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::{plan_ruleset, root, write_outside};
 use serde_json::json;
 use strata_services::permission::{Permission, PermissionError};
 use strata_testkit::{ReplyMode, TestInstance};
 use strata_tools::ToolError;
-use wrapper_support::{plan_ruleset, root, write_outside};
 
 #[tokio::test]
 async fn file_outside_the_project_asks_for_its_directory_once() {

@@ -3,13 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::{content_lines, footer, redacted};
 use serde_json::json;
 use strata_services::file_time::{FileTime, hash_bytes};
 use strata_testkit::TestInstance;
 use strata_tools::ToolError;
-use wrapper_support::{content_lines, footer, redacted};
 
 fn numbered(n: usize) -> String {
     (1..=n).map(|i| format!("line{i}\n")).collect()

@@ -4,11 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::call_raw;
 use strata_testkit::TestInstance;
 use strata_tools::ToolError;
-use wrapper_support::call_raw;
 
 /// Calls `tool` with raw `input`; `Ok` when decoding passed (the tool may still fail for its
 /// own reasons), `Err(detail)` on InvalidArguments.

@@ -4,11 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::{root, write_outside};
 use serde_json::json;
 use strata_testkit::{ReplyMode, TestInstance};
-use wrapper_support::{root, write_outside};
 
 #[tokio::test]
 async fn a_name_starting_with_dots_inside_is_inside() {

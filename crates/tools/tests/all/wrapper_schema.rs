@@ -3,14 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::check_schema_shape;
 use serde_json::{Value, json};
 use strata_registry::ToolRegistry;
 use strata_testkit::TestInstance;
 use strata_tools::Effects;
 use strata_tools::contract::schema::MAX_SAFE_INTEGER;
-use wrapper_support::check_schema_shape;
 
 #[tokio::test]
 async fn wire_schemas_of_read_glob_grep_and_invalid() {

@@ -4,12 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod wrapper_support;
-
+use crate::wrapper_support::redacted;
 use serde_json::{Value, json};
 use strata_services::truncate::Truncate;
 use strata_testkit::TestInstance;
-use wrapper_support::redacted;
 
 fn rows(n: usize) -> String {
     (0..n)

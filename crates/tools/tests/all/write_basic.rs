@@ -4,9 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod edit_support;
-
-use edit_support::{
+use crate::edit_support::{
     ask_edits, assert_mentions, bytes, drain, mode, model_error, new_file_mode, read_first,
     set_mode, temp_leftovers, text, watch,
 };
