@@ -12,6 +12,7 @@ use strata_agent::provider::{
 use strata_testkit::model_server::{
     ModelServer, Turn, USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS, call,
 };
+use strata_testkit::poll_with_timeout;
 use tokio_util::sync::CancellationToken;
 
 #[derive(Clone, Copy, Debug)]
@@ -346,9 +347,13 @@ async fn cancelling_a_hanging_stream_returns_promptly_and_drops_the_connection()
             "{kind:?}: {first:?}"
         );
         assert!(ended, "nothing follows the cancellation");
-        poll_until(
-            || server.hangs_released() == 1,
+        poll_with_timeout(
             "the server to see the client leave",
+            Duration::from_secs(10),
+            || {
+                let left = server.hangs_released() == 1;
+                async move { left.then_some(()) }
+            },
         )
         .await;
     }
@@ -473,16 +478,4 @@ async fn resolve_provider_reaches_the_server_named_by_the_environment() {
     );
     assert_eq!(server.requests()[0]["model"], "local-model");
     assert_eq!(server.recorded()[1].path, "/v1/messages");
-}
-
-/// Polls `check` every few milliseconds for up to 10 s.
-async fn poll_until(check: impl Fn() -> bool, what: &str) {
-    let start = Instant::now();
-    while !check() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
 }

@@ -8,7 +8,9 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use strata_testkit::poll_within_blocking;
 
 /// How long one `strata` command may run before the test fails.
 const COMMAND_LIMIT: Duration = Duration::from_secs(60);
@@ -166,18 +168,12 @@ impl Project {
 pub fn finish(mut child: std::process::Child) -> Run {
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
-    let start = Instant::now();
-    let mut delay = Duration::from_millis(2);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("poll the command") {
-            break status;
-        }
-        if start.elapsed() > COMMAND_LIMIT {
-            let _ = child.kill();
-            panic!("strata did not finish within {COMMAND_LIMIT:?}");
-        }
-        std::thread::sleep(delay);
-        delay = (delay * 2).min(Duration::from_millis(50));
+    let status = poll_within_blocking(COMMAND_LIMIT, || {
+        child.try_wait().expect("poll the command")
+    });
+    let Some(status) = status else {
+        let _ = child.kill();
+        panic!("strata did not finish within {COMMAND_LIMIT:?}");
     };
     Run {
         code: status.code().unwrap_or(-1),

@@ -2,7 +2,7 @@
 //! end to end against the scripted model server.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-use std::time::{Duration, Instant};
+use strata_testkit::poll_within_blocking;
 
 use crate::common::Project;
 use crate::e2e_run_support::*;
@@ -93,14 +93,8 @@ fn ctrl_c_cancels_the_run_and_exits_130() {
         &["run", "--model", MODEL, "--format", "json", "list files"],
     );
     let child = cmd.spawn().expect("start strata");
-    let start = Instant::now();
-    while server.requests().len() < 2 {
-        assert!(
-            start.elapsed() < LIMIT,
-            "the second model request never came"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let second = poll_within_blocking(LIMIT, || (server.requests().len() >= 2).then_some(()));
+    assert!(second.is_some(), "the second model request never came");
     let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -4,13 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 use strata_graph::Scope;
 use strata_services::lsp::servers::{builtin, configure};
 use strata_services::lsp::{Lsp, LspError};
 use strata_services::process::ChildProcessSpawner;
+use strata_testkit::{poll_within, process_ended};
 
 fn clangd_installed() {
     let found = std::env::split_paths(&std::env::var("PATH").unwrap_or_default())
@@ -37,35 +38,23 @@ fn lsp(project: &Path, config: Option<serde_json::Value>) -> Lsp {
     )
 }
 
+/// Whether process `pid` ends (or becomes a zombie) within 10 s.
 async fn gone(pid: u32) -> bool {
-    let end = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < end {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // Gone, or a zombie waiting to be reaped.
-        if stat.is_empty()
-            || stat
-                .rsplit(')')
-                .next()
-                .is_some_and(|s| s.trim_start().starts_with('Z'))
-        {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
+    poll_within(Duration::from_secs(10), || async move {
+        process_ended(pid).then_some(())
+    })
+    .await
+    .is_some()
 }
 
 /// Waits until the service no longer lists a running server. A killed server's threads can
 /// take a moment to exit after its main thread shows as a zombie.
 async fn noticed_stop(lsp: &Lsp) -> bool {
-    let end = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < end {
-        if lsp.running().await.is_empty() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
+    poll_within(Duration::from_secs(10), || async {
+        lsp.running().await.is_empty().then_some(())
+    })
+    .await
+    .is_some()
 }
 
 #[tokio::test]
@@ -206,10 +195,10 @@ async fn warm_starts_only_the_server_a_file_needs_in_the_background() {
     );
     lsp.warm(&notes);
     lsp.warm(&file);
-    let end = Instant::now() + Duration::from_secs(20);
-    while lsp.running().await.is_empty() && Instant::now() < end {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    poll_within(Duration::from_secs(20), || async {
+        (!lsp.running().await.is_empty()).then_some(())
+    })
+    .await;
     let running = lsp.running().await;
     assert_eq!(
         running.len(),

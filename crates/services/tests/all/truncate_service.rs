@@ -10,6 +10,7 @@ use strata_services::clock::{Clock, TestClock};
 use strata_services::truncate::{
     Direction, MAX_BYTES, MAX_LINES, Truncate, TruncateOptions, name_timestamp_ms,
 };
+use strata_testkit::poll_with_timeout;
 
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -49,15 +50,13 @@ fn files(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Waits up to 10 s for `cond` to hold.
 async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !cond() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    poll_with_timeout(what, Duration::from_secs(10), || {
+        let held = cond();
+        async move { held.then_some(()) }
+    })
+    .await;
 }
 
 #[test]

@@ -4,12 +4,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::edit_support::{
-    ask_edits, assert_mentions, drain, model_error, patch, redact, text, watch,
-};
+use crate::edit_support::{ask_edits, assert_mentions, drain, model_error, patch, text, watch};
 use serde_json::json;
 use strata_services::bus::WatchKind;
-use strata_testkit::TestInstance;
+use strata_testkit::{TestInstance, redacted};
 
 async fn apply(
     t: &TestInstance,
@@ -36,7 +34,7 @@ async fn text_without_markers_is_a_parse_error() {
         .run(|t| async move {
             let msg = model_error(apply(&t, "invalid patch").await);
             assert_mentions(&msg, &["malformed", "*** Begin Patch"]);
-            redact(&t).bind(|| insta::assert_snapshot!("apply_patch_parse_error", msg));
+            redacted(&t).bind(|| insta::assert_snapshot!("apply_patch_parse_error", msg));
         })
         .await;
 }
@@ -139,7 +137,7 @@ async fn add_delete_update_in_one_patch() {
             ] {
                 assert!(seen.contains(&expected), "{expected:?} in {seen:?}");
             }
-            redact(&t).bind(|| insta::assert_snapshot!("apply_patch_summary", r.output));
+            redacted(&t).bind(|| insta::assert_snapshot!("apply_patch_summary", r.output));
         })
         .await;
 }

@@ -4,11 +4,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::edit_support::{
-    ask_edits, assert_mentions, bytes, drain, model_error, read_first, redact, text, watch,
+    ask_edits, assert_mentions, bytes, drain, model_error, read_first, text, watch,
 };
 use serde_json::json;
 use strata_services::bus::WatchKind;
-use strata_testkit::TestInstance;
+use strata_testkit::{TestInstance, redacted};
 
 #[tokio::test]
 async fn empty_old_string_creates_a_missing_file() {
@@ -141,7 +141,7 @@ async fn success_output_and_diff_snapshot() {
                 r.metadata["filediff"]["deletions"],
                 r.metadata["diff"].as_str().unwrap()
             );
-            redact(&t).bind(|| insta::assert_snapshot!("edit_success", shown));
+            redacted(&t).bind(|| insta::assert_snapshot!("edit_success", shown));
         })
         .await;
 }
@@ -243,7 +243,7 @@ async fn absent_old_string_is_not_found_and_snapshot() {
             );
             assert_mentions(&msg, &["oldString"]);
             assert_eq!(text(&t, "code.txt"), "alpha\nbeta\n");
-            redact(&t).bind(|| insta::assert_snapshot!("edit_not_found", msg));
+            redacted(&t).bind(|| insta::assert_snapshot!("edit_not_found", msg));
         })
         .await;
 }

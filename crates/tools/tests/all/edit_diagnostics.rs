@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 
-use crate::edit_support::{patch, read_first, redact};
+use crate::edit_support::{patch, read_first};
 use serde_json::json;
 use strata_services::lsp::Lsp;
-use strata_testkit::{TestInstance, poll_with_timeout, process_ended, require_program};
+use strata_testkit::{TestInstance, poll_with_timeout, process_ended, redacted, require_program};
 
 const BROKEN: &str = "int main(void) {\n  return missing;\n}\n";
 const FINE: &str = "int main(void) {\n  return 0;\n}\n";
@@ -37,7 +37,7 @@ async fn write_reports_errors_in_the_file_and_in_other_files() {
                 meta[0]["range"]["start"],
                 json!({"line": 1, "character": 9})
             );
-            redact(&t).bind(|| insta::assert_snapshot!("write_with_errors", r.output));
+            redacted(&t).bind(|| insta::assert_snapshot!("write_with_errors", r.output));
 
             let r = t
                 .call("write", json!({"filePath": "main.c", "content": FINE}))

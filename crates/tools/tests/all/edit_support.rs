@@ -1,5 +1,5 @@
 //! Helpers shared by the `edit`, `write` and `apply_patch` test files: reading a file first
-//! (spec §18 a), looking at files and events, and redacting paths in snapshots.
+//! (spec §18 a), looking at files and events. Redaction and raw calls live in the testkit.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
@@ -93,18 +93,6 @@ pub fn temp_leftovers(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Insta settings that turn this instance's project directory into `[DIR]` and its parent
-/// into `[ROOT]`. Use as `redact(&t).bind(|| insta::assert_snapshot!(..))`.
-pub fn redact(t: &TestInstance) -> insta::Settings {
-    let mut s = insta::Settings::clone_current();
-    let dir = t.dir().to_string_lossy().into_owned();
-    s.add_filter(&regex::escape(&dir), "[DIR]");
-    if let Some(parent) = t.dir().parent() {
-        s.add_filter(&regex::escape(&parent.to_string_lossy()), "[ROOT]");
-    }
-    s
-}
-
 /// A whole patch from its section lines.
 pub fn patch(lines: &[&str]) -> String {
     let mut p = String::from("*** Begin Patch\n");
@@ -114,16 +102,4 @@ pub fn patch(lines: &[&str]) -> String {
     }
     p.push_str("*** End Patch");
     p
-}
-
-/// Calls a tool with raw argument text (which need not be JSON) through the full wrapper.
-pub async fn call_raw(
-    t: &TestInstance,
-    tool: &str,
-    input: &str,
-    cx: strata_tools::ToolCx,
-) -> Result<ToolResult, ToolError> {
-    let registry = t.get::<strata_registry::ToolRegistry>();
-    let tool = registry.get(tool).expect("tool registered");
-    tool.call(input, cx).await
 }

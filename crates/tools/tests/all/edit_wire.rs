@@ -4,7 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::edit_support::call_raw;
 use crate::wrapper_support::check_schema_shape;
 use serde_json::{Value, json};
 use strata_registry::ToolRegistry;
@@ -77,7 +76,7 @@ async fn wire_schemas_and_effects() {
 /// InvalidArguments naming `tool`.
 async fn decode(t: &TestInstance, tool: &str, input: &str) -> Result<(), String> {
     let cx = t.cx().read_before_edit(false).build();
-    match call_raw(t, tool, input, cx).await {
+    match t.call_raw(tool, input, cx).await {
         Err(ToolError::InvalidArguments {
             tool: named,
             detail,

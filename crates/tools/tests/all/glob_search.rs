@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::wrapper_support::{at, redacted, root, set_mtime, write_outside};
+use crate::wrapper_support::{at, root, set_mtime, write_outside};
 use serde_json::json;
-use strata_testkit::TestInstance;
+use strata_testkit::{TestInstance, redacted};
 use strata_tools::ToolError;
 
 /// The listed paths, relative to the project, in output order.

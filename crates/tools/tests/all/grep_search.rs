@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::wrapper_support::{at, redacted, set_mtime};
+use crate::wrapper_support::{at, set_mtime};
 use serde_json::json;
-use strata_testkit::TestInstance;
+use strata_testkit::{TestInstance, redacted};
 use strata_tools::ToolError;
 
 /// The `path:` header lines of a grep output, relative to the project, in order.

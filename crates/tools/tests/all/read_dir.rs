@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::wrapper_support::{footer, redacted};
+use crate::wrapper_support::footer;
 use serde_json::json;
-use strata_testkit::TestInstance;
+use strata_testkit::{TestInstance, redacted};
 
 /// The entries of a listing, without the footer.
 fn entries(output: &str) -> Vec<&str> {

@@ -2,9 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::wrapper_support::redacted;
 use serde_json::json;
-use strata_testkit::TestInstance;
+use strata_testkit::{TestInstance, redacted};
 
 #[tokio::test]
 async fn agents_md_in_a_parent_directory_is_appended_once() {

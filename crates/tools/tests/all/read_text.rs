@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::wrapper_support::{content_lines, footer, redacted};
+use crate::wrapper_support::{content_lines, footer};
 use serde_json::json;
 use strata_services::file_time::{FileTime, hash_bytes};
-use strata_testkit::TestInstance;
+use strata_testkit::{TestInstance, redacted};
 use strata_tools::ToolError;
 
 fn numbered(n: usize) -> String {

@@ -4,14 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::wrapper_support::call_raw;
 use strata_testkit::TestInstance;
 use strata_tools::ToolError;
 
 /// Calls `tool` with raw `input`; `Ok` when decoding passed (the tool may still fail for its
 /// own reasons), `Err(detail)` on InvalidArguments.
 async fn decode(t: &TestInstance, tool: &str, input: &str) -> Result<(), (String, String)> {
-    match call_raw(t, tool, input, t.cx().build()).await {
+    match t.call_raw(tool, input, t.cx().build()).await {
         Err(ToolError::InvalidArguments { tool, detail }) => Err((tool, detail)),
         _ => Ok(()),
     }
@@ -98,23 +97,23 @@ async fn read_decoding() {
 async fn decoded_defaults_reach_the_tool() {
     instance()
         .run(|t| async move {
-            let r = call_raw(
-                &t,
-                "read",
-                r#"{"filePath": "a.txt", "offset": null, "limit": null, "extra": [1]}"#,
-                t.cx().build(),
-            )
-            .await
-            .unwrap();
+            let r = t
+                .call_raw(
+                    "read",
+                    r#"{"filePath": "a.txt", "offset": null, "limit": null, "extra": [1]}"#,
+                    t.cx().build(),
+                )
+                .await
+                .unwrap();
             assert!(r.output.contains("1: alpha\n2: beta"), "{}", r.output);
-            let r = call_raw(
-                &t,
-                "read",
-                r#"{"filePath": "a.txt", "offset": 2}"#,
-                t.cx().build(),
-            )
-            .await
-            .unwrap();
+            let r = t
+                .call_raw(
+                    "read",
+                    r#"{"filePath": "a.txt", "offset": 2}"#,
+                    t.cx().build(),
+                )
+                .await
+                .unwrap();
             assert!(r.output.contains("2: beta") && !r.output.contains("1: alpha"));
         })
         .await;
@@ -209,16 +208,19 @@ async fn arguments_that_are_not_json_are_invalid_arguments() {
 async fn invalid_arguments_message_names_tool_and_field_and_asks_for_a_rewrite() {
     instance()
         .run(|t| async move {
-            let err = call_raw(&t, "read", r#"{"path": "a.txt"}"#, t.cx().build())
+            let err = t
+                .call_raw("read", r#"{"path": "a.txt"}"#, t.cx().build())
                 .await
                 .unwrap_err();
             assert!(!err.stops_turn(), "the model can fix its call");
             let missing = err.to_string();
-            let err = call_raw(&t, "read", r#"{"filePath": 7}"#, t.cx().build())
+            let err = t
+                .call_raw("read", r#"{"filePath": 7}"#, t.cx().build())
                 .await
                 .unwrap_err();
             let wrong_type = err.to_string();
-            let err = call_raw(&t, "grep", "{not json", t.cx().build())
+            let err = t
+                .call_raw("grep", "{not json", t.cx().build())
                 .await
                 .unwrap_err();
             let not_json = err.to_string();
@@ -241,12 +243,10 @@ async fn a_refused_decode_never_runs_the_tool_or_asks() {
     TestInstance::builder()
         .config(serde_json::json!({"permission": {"read": "ask", "grep": "ask"}}))
         .run(|t| async move {
-            call_raw(&t, "read", r#"{"filePath": 1}"#, t.cx().build())
+            t.call_raw("read", r#"{"filePath": 1}"#, t.cx().build())
                 .await
                 .unwrap_err();
-            call_raw(&t, "grep", "{}", t.cx().build())
-                .await
-                .unwrap_err();
+            t.call_raw("grep", "{}", t.cx().build()).await.unwrap_err();
             assert!(t.asked().is_empty(), "{:?}", t.asked());
         })
         .await;

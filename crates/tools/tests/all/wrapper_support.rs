@@ -1,27 +1,15 @@
-//! Helpers shared by the read, glob, grep, invalid and wrapper test files: snapshot redaction,
-//! explicit mtimes, a plan-agent ruleset, and raw calls through the registry's wrapper.
+//! Helpers shared by the read, glob, grep, invalid and wrapper test files: paths outside the
+//! project, explicit mtimes, a plan-agent ruleset, read-page parts and the wire-schema shape.
+//! Redaction and raw calls live in the testkit.
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use strata_registry::ToolRegistry;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::{Action, Rule, Ruleset, default_rules};
 use strata_testkit::TestInstance;
-use strata_tools::{ToolCx, ToolError, ToolResult};
-
-/// Insta settings whose filters turn this instance's temporary paths into stable tokens:
-/// the project directory → `[DIR]`, its parent (holding `outside`, `data`, …) → `[ROOT]`,
-/// saved-output ids → `tool_[ID]`. Use as `redacted(&t).bind(|| assert_snapshot!(..))`.
-pub fn redacted(t: &TestInstance) -> insta::Settings {
-    let mut s = insta::Settings::clone_current();
-    s.add_filter(&regex::escape(&t.dir().to_string_lossy()), "[DIR]");
-    s.add_filter(&regex::escape(&root(t).to_string_lossy()), "[ROOT]");
-    s.add_filter(r"tool_[0-9a-zA-Z]{26}", "tool_[ID]");
-    s
-}
 
 /// The temporary directory holding the project; everything in it but the project (and the
 /// data dir's saved outputs) is outside the project.
@@ -70,18 +58,6 @@ pub fn plan_ruleset(t: &TestInstance) -> Ruleset {
         Rule::new("edit", "*", Action::Deny),
     ]);
     rules
-}
-
-/// Calls a tool with raw argument text (which need not be JSON) through the full wrapper.
-pub async fn call_raw(
-    t: &TestInstance,
-    tool: &str,
-    input: &str,
-    cx: ToolCx,
-) -> Result<ToolResult, ToolError> {
-    let registry = t.get::<ToolRegistry>();
-    let tool = registry.get(tool).expect("tool registered");
-    tool.call(input, cx).await
 }
 
 /// The `‹n›: ‹text›` lines of a read page.

@@ -4,10 +4,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::wrapper_support::redacted;
 use serde_json::{Value, json};
 use strata_services::truncate::Truncate;
-use strata_testkit::TestInstance;
+use strata_testkit::{TestInstance, redacted};
 
 fn rows(n: usize) -> String {
     (0..n)
