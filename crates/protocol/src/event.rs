@@ -37,9 +37,11 @@ pub enum SessionStatus {
     Idle,
     /// A model request failed and is tried again after `wait_ms`.
     Retry {
+        #[serde(default)]
         attempt: u32,
+        #[serde(default)]
         message: String,
-        #[serde(rename = "waitMs")]
+        #[serde(rename = "waitMs", default)]
         wait_ms: u64,
     },
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use strata_agent::events::session_json;
 use strata_agent::session::{export, prompt::utc_date};
 use strata_agent::store::{Role, Store};
-use strata_protocol::PartData;
+use strata_protocol::{AssistantMessage, PartData};
 use strata_services::flags::RuntimeFlags;
 
 use crate::args::{Format, SessionCommand};
@@ -111,12 +111,11 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
                 _ => {}
             }
         }
-        if let Some(error) = message
-            .data
-            .pointer("/error/data/message")
-            .and_then(Value::as_str)
+        if let Some(error) = AssistantMessage::from_value(&message.data)
+            .ok()
+            .and_then(|m| m.error)
         {
-            println!("  error: {error}");
+            println!("  error: {}", error.data.message);
         }
         println!();
     }

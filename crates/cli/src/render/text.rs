@@ -7,8 +7,9 @@ use std::io::Write;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Deserialize;
 use serde_json::Value;
-use strata_agent::events::{event_part, kinds};
+use strata_agent::events::{ErrorEvent, SessionStatus, StatusEvent, event_part, kinds};
 use strata_agent::store::Event;
 use strata_protocol::{PartData, ToolPart, ToolState};
 
@@ -47,25 +48,26 @@ impl TextRenderer {
         if event.kind == kinds::SESSION_ERROR {
             self.stop_spinner();
             self.end_line();
-            let message = event
-                .data
-                .pointer("/error/data/message")
-                .and_then(Value::as_str)
-                .unwrap_or("unknown error");
+            let error = ErrorEvent::deserialize(&event.data).ok();
+            let message = error
+                .as_ref()
+                .map_or("unknown error", |e| e.error.data.message.as_str());
             eprintln!("strata: {message}");
             return;
         }
-        if event.kind == kinds::SESSION_STATUS
-            && event.data.pointer("/status/type") == Some(&Value::from("retry"))
-        {
-            let message = event
-                .data
-                .pointer("/status/message")
-                .and_then(Value::as_str);
-            eprintln!(
-                "strata: retrying: {}",
-                message.unwrap_or("the model request failed")
-            );
+        if event.kind == kinds::SESSION_STATUS {
+            if let Ok(StatusEvent {
+                status: SessionStatus::Retry { message, .. },
+                ..
+            }) = StatusEvent::deserialize(&event.data)
+            {
+                let message = if message.is_empty() {
+                    "the model request failed"
+                } else {
+                    &message
+                };
+                eprintln!("strata: retrying: {message}");
+            }
             return;
         }
         let Some(part) = event_part(event) else {
