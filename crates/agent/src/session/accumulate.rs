@@ -281,4 +281,24 @@ mod tests {
         assert_eq!(a.close_text(), None);
         assert_eq!(a.ready_calls().len(), 1);
     }
+
+    #[test]
+    fn the_call_table_keeps_each_calls_part() {
+        let mut a = StepAccumulator::new();
+        a.push(StreamEvent::ToolCallStarted {
+            id: "c1".into(),
+            name: "read".into(),
+        });
+        a.push(StreamEvent::ToolCallReady(call("c2", "glob", "{}")));
+        a.set_part("c1", "prt_1".into());
+        a.set_part("c2", "prt_2".into());
+        a.set_part("nope", "prt_x".into());
+        assert_eq!(a.part_of("c1"), Some("prt_1"));
+        assert_eq!(a.part_of("nope"), None);
+        assert_eq!(
+            a.ready_with_parts(),
+            vec![(call("c2", "glob", "{}"), "prt_2".to_string())],
+            "only ready calls, with their parts"
+        );
+    }
 }
