@@ -1,4 +1,4 @@
-//! The payloads of stored parts by kind: [`TextPart`], [`ToolPart`](crate::ToolPart), step
+//! The payloads of stored parts by kind: [`TextPart`], [`ToolPart`], step
 //! start (`{}`) and [`StepFinish`]; [`PartData`] reads any of them from a [`Part`].
 
 use serde::{Deserialize, Serialize};
