@@ -10,7 +10,7 @@ use super::replace::{detect_crlf, normalize_to, replace};
 use crate::common::bom::{BOM, split_bom, with_bom};
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{Writer, WriterDeps};
-use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::{line_counts, unified_diff};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -33,6 +33,8 @@ pub struct Edit {
 
 impl Tool for Edit {
     const ID: &'static str = "edit";
+    const PERMISSION: &'static str = "edit";
+    const VISIBILITY: Visibility = Visibility::NonPatchModels;
     const EFFECTS: Effects = Effects::WRITES;
     type Params = EditParams;
     type Deps = WriterDeps;
@@ -63,12 +65,7 @@ impl Tool for Edit {
         external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
         let real = self.w.fs.resolve_real(&path).await;
         let _lock = self.w.file_time.lock(&real).await;
-        let stat = self
-            .w
-            .fs
-            .stat(&path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let stat = self.w.fs.stat(&path).await?;
 
         let (before, after, kind) = if p.old_string.is_empty() {
             if stat.is_some() {
@@ -111,15 +108,11 @@ impl Tool for Edit {
         let shown_path = path.to_string_lossy().into_owned();
         let diff = unified_diff(&shown_path, &before, &after);
         cx.ask(
-            Ask::new("edit", vec![title.clone()], vec!["*".into()])
+            Ask::new(Self::PERMISSION, vec![title.clone()], vec!["*".into()])
                 .metadata(json!({"filepath": shown_path, "diff": diff})),
         )
         .await?;
-        self.w
-            .fs
-            .write_atomic(&path, after.as_bytes())
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        self.w.fs.write_atomic(&path, after.as_bytes()).await?;
         // The formatter may change the file; the diff shown is against what it left.
         let (after, diff) = match self.w.format(&path, after.starts_with(BOM)).await {
             Some(formatted) if formatted != after => {

@@ -1,4 +1,4 @@
-//! The `write` tool: create a file or replace its whole content (spec §2).
+//! The `write` tool itself.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -10,7 +10,7 @@ use crate::common::bom::{split_bom, with_bom};
 use crate::common::diagnostics::MAX_OTHER_FILES;
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{Writer, WriterDeps};
-use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::unified_diff;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -29,6 +29,8 @@ pub struct Write {
 
 impl Tool for Write {
     const ID: &'static str = "write";
+    const PERMISSION: &'static str = "edit";
+    const VISIBILITY: Visibility = Visibility::NonPatchModels;
     const EFFECTS: Effects = Effects::WRITES;
     type Params = WriteParams;
     type Deps = WriterDeps;
@@ -40,7 +42,7 @@ impl Tool for Write {
     }
 
     fn description(&self) -> String {
-        include_str!("write.md").to_string()
+        include_str!("description.md").to_string()
     }
 
     async fn execute(&self, p: WriteParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
@@ -54,12 +56,7 @@ impl Tool for Write {
         external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
         let real = self.w.fs.resolve_real(&path).await;
         let _lock = self.w.file_time.lock(&real).await;
-        let stat = self
-            .w
-            .fs
-            .stat(&path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let stat = self.w.fs.stat(&path).await?;
         let exists = stat.is_some();
         if stat.as_ref().is_some_and(|m| m.kind == FileKind::Dir) {
             return Err(ToolError::model(format!(
@@ -79,15 +76,11 @@ impl Tool for Write {
         let shown = path.to_string_lossy().into_owned();
         let diff = unified_diff(&shown, &old, &content);
         cx.ask(
-            Ask::new("edit", vec![title.clone()], vec!["*".into()])
+            Ask::new(Self::PERMISSION, vec![title.clone()], vec!["*".into()])
                 .metadata(json!({"filepath": shown, "diff": diff})),
         )
         .await?;
-        self.w
-            .fs
-            .write_atomic(&path, content.as_bytes())
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        self.w.fs.write_atomic(&path, content.as_bytes()).await?;
         let kind = if exists {
             WatchKind::Change
         } else {
