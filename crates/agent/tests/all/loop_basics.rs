@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use strata_agent::session::{RunOptions, RunOutcome, SessionTarget};
 use strata_registry::ToolRegistry;
 use strata_testkit::TestInstance;
-use strata_testkit::model_server::{ModelServer, Turn, call};
+use strata_testkit::model_server::{ModelServer, SentItem, SentRequest, Turn, call};
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test]
@@ -37,26 +37,27 @@ async fn a_multi_step_session_reads_edits_and_answers() {
                 "the new value\n"
             );
 
-            let requests = server.requests();
-            assert_eq!(requests.len(), 3);
-            assert_eq!(requests[0]["model"], "scripted-model");
-            let first = &requests[0]["messages"];
-            assert_eq!(first[0]["role"], "system");
+            let sent = server.sent();
+            assert_eq!(sent.len(), 3);
+            assert_eq!(sent[0].model, "scripted-model");
+            assert_eq!(sent[0].roles(), ["system", "user"]);
             assert_eq!(
-                first[1],
-                json!({"role": "user", "content": "change old to new in notes.txt"})
+                sent[0].messages[0].items,
+                [SentItem::Text("change old to new in notes.txt".into())]
             );
-            let r1 = tool_results(&requests[1]);
+            let r1 = sent[1].results();
             assert_eq!(r1.len(), 1);
             assert_eq!(r1[0].0, "c1");
             assert!(r1[0].1.contains("the old value"), "{}", r1[0].1);
             // The assistant turn is sent back with its text and its call.
-            let assistant = &requests[1]["messages"][2];
-            assert_eq!(assistant["content"], "Reading first.");
-            assert_eq!(assistant["tool_calls"][0]["function"]["name"], "read");
-            let r2 = tool_results(&requests[2]);
+            let assistant = &sent[1].messages[1];
+            assert_eq!(assistant.role, "assistant");
+            assert_eq!(assistant.items[0], SentItem::Text("Reading first.".into()));
+            assert_eq!(sent[1].calls()[0].1, "read");
+            let r2 = sent[2].results();
             assert_eq!(r2.len(), 2, "the whole history is sent every step");
             assert_eq!(r2[1].0, "c2");
+            assert_sent("multi_step_session", &t, &server);
 
             let store = store(&t);
             let tools = tool_parts(&store, &ran.session_id);
@@ -116,6 +117,7 @@ async fn the_surface_and_its_schemas_are_sent_and_patch_models_get_apply_patch()
             let patch = runner(&t, &server, "openai/gpt-5", options());
             run(&t, &patch, "hello").await;
             let requests = server.requests();
+            let sent = server.sent();
             let registry = t.get::<ToolRegistry>();
             let ids: Vec<String> = plain
                 .surface()
@@ -123,12 +125,13 @@ async fn the_surface_and_its_schemas_are_sent_and_patch_models_get_apply_patch()
                 .iter()
                 .map(|t| t.id.to_string())
                 .collect();
-            assert_eq!(offered(&requests[0]), ids);
+            assert_eq!(sent[0].tools, ids);
             assert!(
                 !ids.contains(&"invalid".to_string()),
                 "invalid is never advertised"
             );
             assert!(ids.contains(&"read".to_string()) && ids.contains(&"grep".to_string()));
+            // The schemas and descriptions go out exactly as registered.
             for tool in requests[0]["tools"].as_array().unwrap() {
                 let name = tool["function"]["name"].as_str().unwrap();
                 let registered = registry.get(name).unwrap();
@@ -138,7 +141,7 @@ async fn the_surface_and_its_schemas_are_sent_and_patch_models_get_apply_patch()
                     registered.description.as_str()
                 );
             }
-            let gpt5 = offered(&requests[1]);
+            let gpt5 = &sent[1].tools;
             assert!(!gpt5.contains(&"edit".to_string()) && !gpt5.contains(&"write".to_string()));
             if registry.get("apply_patch").is_some() {
                 assert!(gpt5.contains(&"apply_patch".to_string()));
@@ -170,14 +173,14 @@ async fn an_unknown_tool_goes_to_invalid_with_the_available_tools() {
             // A wrongly cased name is repaired to the real tool.
             assert_eq!(tools[1]["tool"], "glob");
             assert_eq!(tools[1]["state"]["status"], "completed");
-            let results = tool_results(&server.requests()[1]);
+            let sent = &server.sent()[1];
+            let results = sent.results();
             let answer = &results[0].1;
             assert!(answer.contains("frobnicate"), "{answer}");
             for id in runner.surface().unwrap().iter().map(|t| t.id) {
                 assert!(answer.contains(id), "the answer lists `{id}`: {answer}");
             }
-            let sent = &server.requests()[1]["messages"][2]["tool_calls"];
-            assert_eq!(sent[0]["function"]["name"], "invalid");
+            assert_eq!(sent.calls()[0].1, "invalid");
             assert_log_consistent(&store, &ran);
         })
         .await;
@@ -202,7 +205,7 @@ async fn invalid_arguments_are_an_error_the_model_can_fix() {
             let error = tools[0]["state"]["error"].as_str().unwrap();
             assert!(error.contains("filePath"), "{error}");
             assert_eq!(tools[1]["state"]["status"], "completed");
-            let results = tool_results(&server.requests()[1]);
+            let results = server.sent()[1].results();
             assert_eq!(results[0].1, error, "the model sees the error");
             assert_log_consistent(&store, &ran);
         })
@@ -231,18 +234,16 @@ async fn continue_resumes_the_last_session_of_the_directory() {
             .await;
             assert_eq!(second.session_id, first.session_id);
             assert_eq!(second.report.outcome, RunOutcome::Completed);
-            let messages = server.requests()[2]["messages"].as_array().unwrap().clone();
-            let roles: Vec<&str> = messages
-                .iter()
-                .map(|m| m["role"].as_str().unwrap())
-                .collect();
+            let sent = &server.sent()[2];
             assert_eq!(
-                roles,
+                sent.roles(),
                 ["system", "user", "assistant", "tool", "assistant", "user"]
             );
-            assert_eq!(messages[1]["content"], "what is in a.txt?");
-            assert_eq!(messages[4]["content"], "It says alpha.");
-            assert_eq!(messages[5]["content"], "what did I ask?");
+            let text = |i: usize| sent.messages[i].items.clone();
+            assert_eq!(text(0), [SentItem::Text("what is in a.txt?".into())]);
+            assert_eq!(text(3), [SentItem::Text("It says alpha.".into())]);
+            assert_eq!(text(4), [SentItem::Text("what did I ask?".into())]);
+            assert_sent("continued_session", &t, &server);
             let store = store(&t);
             assert_log_consistent(&store, &second);
             // By id, the same session is found; a missing id is an error naming it.
@@ -356,7 +357,7 @@ fn png_data_url() -> String {
 
 /// A session whose model reads `pixel.png` over either protocol; `check` gets the request that
 /// carried the read's result.
-async fn image_session(anthropic: bool, check: impl FnOnce(&Value) + Send + 'static) {
+async fn image_session(anthropic: bool, check: impl FnOnce(&SentRequest) + Send + 'static) {
     TestInstance::builder()
         .file("pixel.png", PNG)
         .run(|t| async move {
@@ -372,41 +373,53 @@ async fn image_session(anthropic: bool, check: impl FnOnce(&Value) + Send + 'sta
             let ran = run(&t, &runner, "what is in pixel.png?").await;
             assert_eq!(ran.report.outcome, RunOutcome::Completed);
             assert_log_consistent(&store(&t), &ran);
-            check(&server.requests()[1]);
+            let name = if anthropic {
+                "image_read_anthropic"
+            } else {
+                "image_read_openai"
+            };
+            assert_sent(name, &t, &server);
+            check(&server.sent()[1]);
         })
         .await;
 }
 
 #[tokio::test]
 async fn an_image_read_by_a_tool_is_sent_to_an_openai_model_after_the_results() {
-    image_session(false, |request| {
-        let messages = request["messages"].as_array().unwrap();
-        let roles: Vec<&str> = messages
-            .iter()
-            .map(|m| m["role"].as_str().unwrap())
-            .collect();
-        assert_eq!(roles, ["system", "user", "assistant", "tool", "user"]);
-        let content = &messages[4]["content"];
-        assert_eq!(content[0]["text"], "Attached by tool call c1: pixel.png");
-        assert_eq!(content[1]["type"], "image_url");
-        assert_eq!(content[1]["image_url"]["url"], png_data_url());
+    image_session(false, |sent| {
+        assert_eq!(
+            sent.roles(),
+            ["system", "user", "assistant", "tool", "user"]
+        );
+        assert_eq!(
+            sent.messages[3].items,
+            [
+                SentItem::Text("Attached by tool call c1: pixel.png".into()),
+                SentItem::Media {
+                    kind: "image".into(),
+                    source: png_data_url(),
+                },
+            ]
+        );
     })
     .await;
 }
 
 #[tokio::test]
 async fn an_image_read_by_a_tool_is_a_block_of_its_anthropic_tool_result() {
-    image_session(true, |request| {
-        let result = &request["messages"][2]["content"][0];
-        assert_eq!(result["type"], "tool_result", "{request}");
-        assert_eq!(result["tool_use_id"], "c1");
-        let blocks = result["content"].as_array().unwrap();
-        assert_eq!(blocks[0]["type"], "text");
-        let url = png_data_url();
-        let b64 = url.split_once(";base64,").unwrap().1;
+    image_session(true, |sent| {
+        // The user turn after the call holds its result, then the image as a block of it.
+        let items = &sent.messages[2].items;
+        assert!(
+            matches!(&items[0], SentItem::Result { call_id, .. } if call_id == "c1"),
+            "{sent}"
+        );
         assert_eq!(
-            blocks[1],
-            json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64}})
+            items[1],
+            SentItem::Media {
+                kind: "image".into(),
+                source: png_data_url(),
+            }
         );
     })
     .await;

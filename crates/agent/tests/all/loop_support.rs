@@ -221,31 +221,15 @@ pub fn assert_log_consistent(store: &Store, ran: &Ran) {
     );
 }
 
-/// The names of the tools a recorded request offered.
-pub fn offered(request: &Value) -> Vec<String> {
-    request["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The `role: tool` messages of a recorded request: `(tool_call_id, content)`.
-pub fn tool_results(request: &Value) -> Vec<(String, String)> {
-    request["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap().to_string(),
-                m["content"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+/// Pins, as an insta snapshot named `name`, what the model was sent in every request of the
+/// test (see [`ModelServer::rendered`]), with the test's directory shown as `[dir]`.
+pub fn assert_sent(name: &str, t: &TestInstance, server: &ModelServer) {
+    let rendered = server
+        .rendered()
+        .replace(t.dir().to_string_lossy().as_ref(), "[dir]");
+    let mut settings = insta::Settings::clone_current();
+    // One place for these snapshots, whichever test binary the loop tests end up in.
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!(name, rendered));
 }
