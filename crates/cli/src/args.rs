@@ -28,6 +28,11 @@ pub enum Command {
         #[command(subcommand)]
         command: SessionCommand,
     },
+    /// MCP servers Strata uses as a client.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
     /// Look inside Strata.
     Debug {
         #[command(subcommand)]
@@ -109,6 +114,17 @@ pub enum SessionCommand {
     Show { id: String },
     /// A session as JSON.
     Export { id: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum McpCommand {
+    /// Each configured server, its status and its tool count.
+    List {
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
 }
 
 #[derive(Subcommand, Debug)]
