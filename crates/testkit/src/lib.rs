@@ -6,6 +6,8 @@
 //!   protocols on 127.0.0.1.
 //! - [`FixtureServer`]: any axum router served on 127.0.0.1.
 //! - [`poll_with_timeout`], [`await_with_timeout`]: bounded waiting, never a bare sleep.
+//! - [`require_external!`]: a test that needs an outside program runs when it is installed,
+//!   else says it skipped (or fails under `STRATA_TEST_REQUIRE_EXTERNAL=1`).
 
 // Test support: a setup that cannot be made must fail the test at once, with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -19,4 +21,6 @@ mod programs;
 pub use http_server::FixtureServer;
 pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};
 pub use poll::{await_with_timeout, poll_with_timeout};
-pub use programs::{process_ended, require_program};
+pub use programs::{
+    REQUIRE_EXTERNAL, Verdict, external, external_required, find_on_path, process_ended, verdict,
+};
