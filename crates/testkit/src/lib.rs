@@ -6,12 +6,15 @@
 //!   protocols on 127.0.0.1.
 //! - [`FixtureServer`]: any axum router served on 127.0.0.1.
 //! - [`poll_with_timeout`], [`await_with_timeout`]: bounded waiting, never a bare sleep.
+//! - [`fake_lsp`]: a scripted language server (the `strata-fake-lsp` binary) for the Lsp
+//!   service's protocol tests.
 //! - [`require_external!`]: a test that needs an outside program runs when it is installed,
 //!   else says it skipped (or fails under `STRATA_TEST_REQUIRE_EXTERNAL=1`).
 
 // Test support: a setup that cannot be made must fail the test at once, with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+pub mod fake_lsp;
 mod http_server;
 mod instance;
 pub mod model_server;
