@@ -93,7 +93,7 @@ fn act(verdict: Verdict, out: &mut dyn Write) -> bool {
 /// Returns from the calling test when `program` is missing (after printing one line saying
 /// so), or fails it when `STRATA_TEST_REQUIRE_EXTERNAL=1`. See [`external`].
 ///
-/// ```ignore
+/// ```text
 /// strata_testkit::require_external!("clangd", "apt-get install clangd");
 /// ```
 #[macro_export]
