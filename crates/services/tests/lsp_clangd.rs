@@ -139,6 +139,7 @@ async fn a_server_that_exits_at_once_is_given_up_for_the_instance() {
 #[tokio::test]
 async fn a_server_that_dies_is_started_again_once() {
     require_external!("clangd", "apt-get install clangd");
+    require_external!("kill", "apt-get install procps");
     let (_keep, dir) = project();
     let file = dir.join("main.c");
     std::fs::write(&file, "int main(void) {\n  return missing;\n}\n").unwrap();

@@ -108,6 +108,7 @@ async fn the_project_directory_is_removed_after_the_test() {
 
 #[tokio::test]
 async fn git_makes_a_repository_whose_worktree_is_the_project() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("a.txt", "a\n")
