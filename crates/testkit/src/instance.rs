@@ -44,7 +44,8 @@ pub struct TestInstanceBuilder {
 }
 
 impl TestInstanceBuilder {
-    /// `git init` with a first commit of the files.
+    /// `git init` with a first commit of the files. Needs `git`: start the test with
+    /// `require_external!("git", "apt-get install git")`.
     pub fn git(mut self, yes: bool) -> Self {
         self.git = yes;
         self
