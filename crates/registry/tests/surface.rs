@@ -54,7 +54,10 @@ async fn registration_order_is_kept() {
     TestInstance::builder()
         .run(|t| async move {
             let claude = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
-            assert_eq!(claude, ["bash", "read", "glob", "grep", "edit", "write"]);
+            assert_eq!(
+                claude,
+                ["bash", "read", "glob", "grep", "edit", "write", "skill"]
+            );
         })
         .await;
 }
@@ -65,7 +68,8 @@ async fn plan_mode_drops_destructive_tools() {
         .run(|t| async move {
             let mut s = spec(&t, "anthropic/claude-sonnet-4");
             s.plan_mode = true;
-            assert_eq!(ids(&t, &s), ["read", "glob", "grep"]);
+            // `skill` is read-only, so plan mode keeps it.
+            assert_eq!(ids(&t, &s), ["read", "glob", "grep", "skill"]);
         })
         .await;
 }

@@ -109,7 +109,7 @@ impl Runner {
     /// The tools advertised to this runner's model, in registration order.
     pub fn surface(&self) -> Result<Vec<ErasedTool>, RunError> {
         let s = &self.services;
-        let ruleset = agent_ruleset(&self.options.agent, &s.config, &s.flags)?;
+        let ruleset = agent_ruleset(&self.options.agent, &s.config, &s.flags, &s.skills)?;
         let spec = SurfaceSpec {
             model: self.model.id.clone(),
             plan_mode: false,
@@ -140,7 +140,7 @@ impl Runner {
         rec.part(&user.id, None, part_kinds::TEXT, parts::user_text(message))?;
         rec.status(json!({"type": "busy"}))?;
 
-        let ruleset = agent_ruleset(&opts.agent, &s.config, &s.flags)?;
+        let ruleset = agent_ruleset(&opts.agent, &s.config, &s.flags, &s.skills)?;
         let surface = self.surface()?;
         let specs: Vec<ToolSpec> = surface
             .iter()
@@ -154,11 +154,18 @@ impl Runner {
             provider_id: self.model.provider.name().to_string(),
             model_id: self.model.api_model.clone(),
         };
-        let system = super::prompt::system_prompt(
+        let mut system = super::prompt::system_prompt(
             &s.info,
             &self.model.id,
             &super::prompt::utc_date(now_ms()),
         );
+        // The skills reach the model here, not in the tool's description, which stays stable.
+        if surface.iter().any(|t| t.id == "skill")
+            && let Some(section) = super::prompt::skills_section(s.skills.listed(&ruleset))
+        {
+            system.push_str("\n\n");
+            system.push_str(&section);
+        }
         let doom = Mutex::new(DoomGuard::new());
         let step_env = StepEnv {
             recorder: &rec,

@@ -46,7 +46,8 @@ pub enum SkillSource {
 
 impl fmt::Display for SkillSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        // `pad` so that width and alignment flags line up columns.
+        f.pad(match self {
             SkillSource::User => "user",
             SkillSource::Project => "project",
             SkillSource::ConfigPath => "skills.paths",
