@@ -46,7 +46,7 @@ impl Tool for SkillTool {
             return Err(self.not_found(&p.name, &available, &cx));
         };
         cx.ask(Ask::new(
-            skills::PERMISSION,
+            Self::PERMISSION,
             vec![skill.name.clone()],
             vec![skill.name.clone()],
         ))
