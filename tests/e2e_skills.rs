@@ -156,3 +156,16 @@ fn strata_run_lists_skills_in_the_system_prompt_and_loads_one() {
     let second = requests[1]["messages"].to_string();
     assert!(second.contains("skill_content"), "{second}");
 }
+
+#[test]
+fn a_bad_skills_paths_config_is_refused_naming_the_key() {
+    let p = Project::new();
+    p.file("strata.json", r#"{"skills": {"paths": "not-a-list"}}"#);
+    let run = p.strata(&["skills"]);
+    run.expect_code(1);
+    assert!(run.stderr.contains("`skills.paths`"), "{run:#?}");
+    assert!(
+        run.stderr.contains("an array of directory paths"),
+        "{run:#?}"
+    );
+}
