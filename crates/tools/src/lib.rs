@@ -16,6 +16,7 @@ pub mod invalid;
 pub mod layers;
 pub mod lsp;
 pub mod read;
+pub mod skill;
 pub mod write;
 
 pub use contract::{
@@ -34,6 +35,7 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<grep::Grep>(),
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
+        ToolDef::of::<skill::SkillTool>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),
         ToolDef::of::<lsp::LspTool>(),
     ]

@@ -12,3 +12,4 @@ mod common;
 mod e2e_run;
 mod e2e_run_session;
 mod e2e_run_support;
+mod e2e_skills;
