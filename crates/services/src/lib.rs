@@ -15,6 +15,8 @@ pub mod lsp;
 pub mod permission;
 pub mod process;
 mod production;
+pub mod question;
+pub mod todo;
 pub mod truncate;
 
 pub use production::production;
