@@ -54,7 +54,10 @@ async fn registration_order_is_kept() {
     TestInstance::builder()
         .run(|t| async move {
             let claude = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
-            assert_eq!(claude, ["bash", "read", "glob", "grep", "edit", "write"]);
+            assert_eq!(
+                claude,
+                ["question", "bash", "read", "glob", "grep", "edit", "write", "todowrite"]
+            );
         })
         .await;
 }
@@ -65,7 +68,8 @@ async fn plan_mode_drops_destructive_tools() {
         .run(|t| async move {
             let mut s = spec(&t, "anthropic/claude-sonnet-4");
             s.plan_mode = true;
-            assert_eq!(ids(&t, &s), ["read", "glob", "grep"]);
+            // `question` only reads and `todowrite` changes no file: both stay.
+            assert_eq!(ids(&t, &s), ["question", "read", "glob", "grep", "todowrite"]);
         })
         .await;
 }
@@ -147,6 +151,39 @@ async fn the_lsp_tool_shows_only_behind_its_flag() {
             let on = ids(&t, &on);
             assert_eq!(on.last(), Some(&"lsp"), "{on:?}");
             assert_eq!(on.len(), off.len() + 1);
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn question_is_offered_only_when_someone_can_answer() {
+    TestInstance::builder()
+        .run(|t| async move {
+            // The build agent allows `question`; a run without a terminal adds the deny.
+            let with = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
+            assert_eq!(with.first(), Some(&"question"), "{with:?}");
+            let mut lonely = spec(&t, "anthropic/claude-sonnet-4");
+            lonely
+                .ruleset
+                .extend(strata_registry::rules::non_interactive_rules());
+            let without = ids(&t, &lonely);
+            assert!(!without.contains(&"question"), "{without:?}");
+            assert_eq!(without.len(), with.len() - 1);
+            // Any other agent gets the default rules, which deny it.
+            let other = strata_registry::rules::agent_ruleset(
+                "general",
+                &t.get::<strata_services::config::Config>(),
+                &t.get::<strata_services::flags::RuntimeFlags>(),
+            )
+            .unwrap();
+            let general = ids(
+                &t,
+                &SurfaceSpec {
+                    ruleset: other,
+                    ..spec(&t, "anthropic/claude-sonnet-4")
+                },
+            );
+            assert!(!general.contains(&"question"), "{general:?}");
         })
         .await;
 }
