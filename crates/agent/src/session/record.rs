@@ -1,6 +1,12 @@
 //! `Recorder`: the loop's only way to change session state. Every write is one store
 //! transaction with its numbered event, and the committed event is handed to the front-end's
 //! sink right after, so what a front-end shows is what the table holds.
+//!
+//! Services may commit events of the session too while a tool runs (the todo list's
+//! `todo.updated`). The sink gets those as well, in order: an event whose seq skips ahead makes
+//! the recorder read the skipped ones from the table and forward them first.
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
@@ -14,6 +20,8 @@ pub struct Recorder {
     store: Store,
     session_id: String,
     sink: Option<UnboundedSender<LoopEvent>>,
+    /// The seq of the last event forwarded; `None` before the first.
+    forwarded: Arc<Mutex<Option<i64>>>,
 }
 
 impl Recorder {
@@ -22,6 +30,7 @@ impl Recorder {
             store,
             session_id: session_id.to_string(),
             sink,
+            forwarded: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -34,10 +43,32 @@ impl Recorder {
     }
 
     fn forward(&self, event: Event) {
-        if let Some(sink) = &self.sink {
-            // A front-end that went away does not stop the run; the table keeps the events.
-            let _ = sink.send(LoopEvent::Stored(event));
+        let Some(sink) = &self.sink else {
+            return;
+        };
+        let mut last = self
+            .forwarded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let after = last.unwrap_or(event.seq - 1);
+        if event.seq <= after {
+            // Already forwarded while catching up on a gap.
+            return;
         }
+        if event.seq > after + 1 {
+            // Committed by someone else meanwhile (e.g. the todo list); a read failure only
+            // costs the front-end those events, which stay in the table.
+            let skipped = self
+                .store
+                .events_since(&self.session_id, after)
+                .unwrap_or_default();
+            for e in skipped.into_iter().filter(|e| e.seq < event.seq) {
+                let _ = sink.send(LoopEvent::Stored(e));
+            }
+        }
+        *last = Some(event.seq);
+        // A front-end that went away does not stop the run; the table keeps the events.
+        let _ = sink.send(LoopEvent::Stored(event));
     }
 
     pub fn message(&self, role: Role, data: Value) -> Result<Message, StoreError> {

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::json;
 use strata_registry::SurfaceSpec;
 use strata_registry::rules::agent_ruleset;
+use strata_services::permission::Ruleset;
 use strata_tools::ErasedTool;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -40,6 +41,9 @@ pub struct RunOptions {
     pub retry_delay: Duration,
     /// `edit`/`write` refuse files this session has not read (unless the config turns it off).
     pub read_before_edit: bool,
+    /// Rules of this run, after the agent's (spec §0.5): e.g. a run with no one to answer
+    /// questions denies `question` (see `strata_registry::rules::non_interactive_rules`).
+    pub session_rules: Ruleset,
 }
 
 impl Default for RunOptions {
@@ -50,6 +54,7 @@ impl Default for RunOptions {
             max_retries: 2,
             retry_delay: Duration::from_millis(500),
             read_before_edit: true,
+            session_rules: Ruleset::new(),
         }
     }
 }
@@ -109,7 +114,7 @@ impl Runner {
     /// The tools advertised to this runner's model, in registration order.
     pub fn surface(&self) -> Result<Vec<ErasedTool>, RunError> {
         let s = &self.services;
-        let ruleset = agent_ruleset(&self.options.agent, &s.config, &s.flags)?;
+        let ruleset = self.ruleset()?;
         let spec = SurfaceSpec {
             model: self.model.id.clone(),
             plan_mode: false,
@@ -117,6 +122,14 @@ impl Runner {
             experimental_lsp: s.flags.experimental_lsp_tool,
         };
         Ok(s.registry.surface(&spec).into_iter().cloned().collect())
+    }
+
+    /// The effective rules of this run: the agent's, then the session's.
+    fn ruleset(&self) -> Result<Ruleset, RunError> {
+        let s = &self.services;
+        let mut rules = agent_ruleset(&self.options.agent, &s.config, &s.flags)?;
+        rules.extend(self.options.session_rules.iter().cloned());
+        Ok(rules)
     }
 
     /// Adds `message` to session `session_id` and runs the loop until it ends. Every change
@@ -140,7 +153,7 @@ impl Runner {
         rec.part(&user.id, None, part_kinds::TEXT, parts::user_text(message))?;
         rec.status(json!({"type": "busy"}))?;
 
-        let ruleset = agent_ruleset(&opts.agent, &s.config, &s.flags)?;
+        let ruleset = self.ruleset()?;
         let surface = self.surface()?;
         let specs: Vec<ToolSpec> = surface
             .iter()

@@ -11,6 +11,7 @@ pub mod kinds {
     pub const SESSION_UPDATED: &str = "session.updated";
     pub const MESSAGE_UPDATED: &str = "message.updated";
     pub const PART_UPDATED: &str = "message.part.updated";
+    pub const TODO_UPDATED: &str = strata_services::todo::TODO_UPDATED;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
