@@ -94,6 +94,10 @@ pub struct ToolsArgs {
     pub format: Format,
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// List what a run on a terminal sees (with `question`); by default, what a run without
+    /// one sees.
+    #[arg(long)]
+    pub interactive: bool,
 }
 
 #[derive(Subcommand, Debug)]

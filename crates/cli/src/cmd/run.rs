@@ -12,13 +12,15 @@ use strata_agent::provider::resolve_provider;
 use strata_agent::session::{
     LoopServices, Model, RunOptions, RunOutcome, RunReport, Runner, SessionTarget, open_session,
 };
+use strata_registry::rules::non_interactive_rules;
 use strata_registry::{Instance, Runtime};
+use strata_services::question::Question;
 use tokio_util::sync::CancellationToken;
 
 use super::instance::project_dir;
 use crate::args::{Format, RunArgs};
-use crate::render::Frontend;
 use crate::render::prompt::AskMode;
+use crate::render::{self, Frontend};
 
 /// Exit code of a run cancelled with Ctrl-C (128 + SIGINT).
 const CANCELLED: u8 = 130;
@@ -96,6 +98,15 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
         }
     };
 
+    let question = match instance.get::<Question>() {
+        Ok(q) => q,
+        Err(e) => {
+            eprintln!("strata: {e}; run `strata debug graph` to see the services");
+            return 1;
+        }
+    };
+    // Questions need a person at a terminal; `--format json` is for programs.
+    let interactive = args.format == Format::Default && render::question::interactive();
     let cancel = CancellationToken::new();
     let (sink, events) = tokio::sync::mpsc::unbounded_channel();
     let frontend = Frontend {
@@ -104,12 +115,21 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
         session_id: session.id.clone(),
         permission: services.permission.clone(),
         asks: services.permission.subscribe(),
+        questions: question.subscribe(),
+        question,
+        interactive,
         cancel: cancel.clone(),
     };
     let frontend = tokio::spawn(frontend.drive(events));
     let options = RunOptions {
         max_steps: args.max_steps,
         read_before_edit: true,
+        // Without a person to answer, `question` is denied and so not offered.
+        session_rules: if interactive {
+            Vec::new()
+        } else {
+            non_interactive_rules()
+        },
         ..RunOptions::default()
     };
     let model = Model {
