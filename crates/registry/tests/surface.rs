@@ -56,7 +56,16 @@ async fn registration_order_is_kept() {
             let claude = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
             assert_eq!(
                 claude,
-                ["question", "bash", "read", "glob", "grep", "edit", "write", "todowrite"]
+                [
+                    "question",
+                    "bash",
+                    "read",
+                    "glob",
+                    "grep",
+                    "edit",
+                    "write",
+                    "todowrite"
+                ]
             );
         })
         .await;
@@ -69,7 +78,10 @@ async fn plan_mode_drops_destructive_tools() {
             let mut s = spec(&t, "anthropic/claude-sonnet-4");
             s.plan_mode = true;
             // `question` only reads and `todowrite` changes no file: both stay.
-            assert_eq!(ids(&t, &s), ["question", "read", "glob", "grep", "todowrite"]);
+            assert_eq!(
+                ids(&t, &s),
+                ["question", "read", "glob", "grep", "todowrite"]
+            );
         })
         .await;
 }
