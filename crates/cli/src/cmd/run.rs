@@ -4,7 +4,9 @@
 //! environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, …) and the config's `provider` map. The
 //! session is new, the directory's last one (`--continue`) or a given one (`--session`).
 //! Exit codes: 0 the model finished, 1 the run failed or stopped (a model error, a refused
-//! permission, the step budget), 2 usage errors, 130 cancelled with Ctrl-C.
+//! permission, a dismissed question, the step budget), 2 usage errors, 130 cancelled with
+//! Ctrl-C. Questions are put to the user only on a terminal with the default format; other
+//! runs deny the `question` permission, so the model is not offered the tool.
 
 use std::sync::Arc;
 
