@@ -20,6 +20,13 @@ pub struct RuntimeFlags {
     pub experimental_lsp_tool: bool,
 }
 
+/// A switch from the environment that a tool can be shown behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Flag {
+    /// `STRATA_EXPERIMENTAL_LSP_TOOL`.
+    ExperimentalLspTool,
+}
+
 impl strata_graph::Service for RuntimeFlags {
     const KEY: &'static str = "RuntimeFlags";
 }
@@ -79,6 +86,15 @@ impl RuntimeFlags {
             bash_default_timeout_ms: None,
             experimental_lsp_tool: false,
         }
+    }
+
+    /// The switches that are on.
+    pub fn enabled(&self) -> Vec<Flag> {
+        let mut on = Vec::new();
+        if self.experimental_lsp_tool {
+            on.push(Flag::ExperimentalLspTool);
+        }
+        on
     }
 
     /// Where Truncate saves full tool outputs: `<data dir>/tool-output`.
@@ -150,6 +166,13 @@ mod tests {
         assert!(!on("0"));
         assert!(!on("false"));
         assert!(!on("yes"));
+    }
+
+    #[test]
+    fn enabled_lists_the_switches_that_are_on() {
+        assert!(flags(&[]).enabled().is_empty());
+        let on = flags(&[("STRATA_EXPERIMENTAL_LSP_TOOL", "1")]);
+        assert_eq!(on.enabled(), [Flag::ExperimentalLspTool]);
     }
 
     #[test]

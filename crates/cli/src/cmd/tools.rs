@@ -42,7 +42,8 @@ fn list(inst: &strata_registry::Instance, args: &ToolsArgs) -> Result<(), String
         model: model.to_string(),
         plan_mode: false,
         ruleset,
-        experimental_lsp: flags.experimental_lsp_tool,
+        flags: flags.enabled(),
+        backends: registry.configured_backends(&config),
     };
     let surface = registry.surface(&spec);
     match format {
