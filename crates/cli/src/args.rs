@@ -23,6 +23,8 @@ pub enum Command {
     Tool(ToolArgs),
     /// List the tools a model sees, with their schemas.
     Tools(ToolsArgs),
+    /// The skills found for a project, where each came from, and what discovery warned about.
+    Skills(SkillsArgs),
     /// Stored sessions.
     Session {
         #[command(subcommand)]
@@ -98,6 +100,14 @@ pub struct ToolsArgs {
     /// one sees.
     #[arg(long)]
     pub interactive: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SkillsArgs {
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]

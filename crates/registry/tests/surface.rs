@@ -276,6 +276,7 @@ async fn question_is_offered_only_when_someone_can_answer() {
                 "general",
                 &t.get::<strata_services::config::Config>(),
                 &t.get::<strata_services::flags::RuntimeFlags>(),
+                &t.get::<strata_services::skills::Skills>(),
             )
             .unwrap();
             let general = ids(

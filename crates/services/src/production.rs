@@ -15,6 +15,7 @@ use crate::lsp::Lsp;
 use crate::permission::Permission;
 use crate::process::ChildProcessSpawner;
 use crate::question::Question;
+use crate::skills::Skills;
 use crate::todo::Todos;
 use crate::truncate::Truncate;
 
@@ -50,6 +51,7 @@ pub fn production() -> Graph {
         .with(FileTime::node())
         .with(Lsp::node())
         .with(Formatter::node())
+        .with(Skills::node())
 }
 
 #[cfg(test)]

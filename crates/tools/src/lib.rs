@@ -17,6 +17,7 @@ pub mod layers;
 pub mod lsp;
 pub mod question;
 pub mod read;
+pub mod skill;
 pub mod todowrite;
 pub mod write;
 
@@ -38,6 +39,7 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
         ToolDef::of::<todowrite::TodoWrite>(),
+        ToolDef::of::<skill::SkillTool>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),
         ToolDef::of::<lsp::LspTool>(),
     ]

@@ -10,6 +10,7 @@ use strata_services::file_time::FileTime;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::Permission;
 use strata_services::question::Question;
+use strata_services::skills::Skills;
 use strata_tools::ToolCx;
 
 use super::instance;
@@ -49,8 +50,10 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
         inst.get::<Config>(),
         inst.get::<RuntimeFlags>(),
         inst.get::<Question>(),
+        inst.get::<Skills>(),
     );
-    let (Ok(registry), Ok(permission), Ok(config), Ok(flags), Ok(question)) = services else {
+    let (Ok(registry), Ok(permission), Ok(config), Ok(flags), Ok(question), Ok(skills)) = services
+    else {
         eprintln!("strata: the instance is missing a core service; run `strata debug graph`");
         return 1;
     };
@@ -62,7 +65,7 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
         );
         return 2;
     };
-    let ruleset = match agent_ruleset("build", &config, &flags) {
+    let ruleset = match agent_ruleset("build", &config, &flags, &skills) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("strata: {e}");

@@ -6,6 +6,7 @@ use strata_registry::rules::{agent_ruleset, non_interactive_rules};
 use strata_registry::{SurfaceSpec, ToolRegistry};
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
+use strata_services::skills::Skills;
 
 use super::instance;
 use crate::args::{Format, ToolsArgs};
@@ -34,7 +35,9 @@ fn list(inst: &strata_registry::Instance, args: &ToolsArgs) -> Result<(), String
     let registry = inst.get::<ToolRegistry>().map_err(|e| e.to_string())?;
     let config = inst.get::<Config>().map_err(|e| e.to_string())?;
     let flags = inst.get::<RuntimeFlags>().map_err(|e| e.to_string())?;
-    let mut ruleset = agent_ruleset("build", &config, &flags).map_err(|e| e.to_string())?;
+    let skills = inst.get::<Skills>().map_err(|e| e.to_string())?;
+    let mut ruleset =
+        agent_ruleset("build", &config, &flags, &skills).map_err(|e| e.to_string())?;
     if !args.interactive {
         ruleset.extend(non_interactive_rules());
     }

@@ -50,6 +50,14 @@ pub struct Experimental {
     pub continue_loop_on_deny: bool,
 }
 
+/// Where to look for skills beyond the standard directories.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillsConfig {
+    /// `skills.paths`: directories searched for `**/SKILL.md`, as written (`~/` not expanded,
+    /// relative entries not resolved; the Skills service does both).
+    pub paths: Vec<String>,
+}
+
 /// The typed view of the merged configuration. Unknown keys are ignored (kept in `raw`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigData {
@@ -62,6 +70,7 @@ pub struct ConfigData {
     /// Provider settings, uninterpreted (base URLs, keys, options).
     pub provider: Map<String, Value>,
     pub experimental: Experimental,
+    pub skills: SkillsConfig,
     /// The whole merged document.
     pub raw: Value,
 }
@@ -76,6 +85,7 @@ impl Default for ConfigData {
             tools: ToolsConfig::default(),
             provider: Map::new(),
             experimental: Experimental::default(),
+            skills: SkillsConfig::default(),
             raw: Value::Object(Map::new()),
         }
     }

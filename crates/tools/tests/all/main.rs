@@ -31,6 +31,7 @@ mod read_media;
 mod read_permission;
 mod read_stream_stop;
 mod read_text;
+mod skill_tool;
 mod smoke;
 mod todowrite_tool;
 mod wrapper_decode;
