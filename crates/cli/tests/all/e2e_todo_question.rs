@@ -137,6 +137,8 @@ fn ask_pizza() -> Vec<Turn> {
 
 #[test]
 fn a_terminal_answers_questions_with_numbers_several_choices_and_free_text() {
+    // The pseudo-terminal comes from util-linux's `script`.
+    strata_testkit::require_external!("script", "apt-get install util-linux");
     let p = Project::new();
     let server = ModelServer::start(ask_pizza());
     let args = ["run", "--model", MODEL, "order a pizza"];
@@ -170,6 +172,8 @@ fn a_terminal_answers_questions_with_numbers_several_choices_and_free_text() {
 
 #[test]
 fn dismissing_a_question_on_a_terminal_stops_the_run() {
+    // The pseudo-terminal comes from util-linux's `script`.
+    strata_testkit::require_external!("script", "apt-get install util-linux");
     let p = Project::new();
     let server = ModelServer::start(ask_pizza());
     let args = ["run", "--model", MODEL, "order a pizza"];
@@ -185,6 +189,8 @@ fn dismissing_a_question_on_a_terminal_stops_the_run() {
 
 #[test]
 fn without_a_terminal_or_with_json_output_question_is_not_offered() {
+    // The pseudo-terminal comes from util-linux's `script`.
+    strata_testkit::require_external!("script", "apt-get install util-linux");
     let p = Project::new();
     let server = ModelServer::start(vec![Turn::text("hi"), Turn::text("hi"), Turn::text("hi")]);
     run(&p, &server, &["hello"]).expect_code(0);
@@ -215,6 +221,8 @@ fn without_a_terminal_or_with_json_output_question_is_not_offered() {
 
 #[test]
 fn strata_tool_question_asks_on_a_terminal_and_is_dismissed_without_one() {
+    // The pseudo-terminal comes from util-linux's `script`.
+    strata_testkit::require_external!("script", "apt-get install util-linux");
     let p = Project::new();
     let args = pizza().to_string();
     let answered = p.strata_on_tty(&["tool", "question", &args], "3\n1\n");
