@@ -10,19 +10,21 @@ use clap::{Parser, Subcommand, ValueEnum};
     version,
     about = "A coding agent whose every capability is a typed service."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run the agent on a message in a project.
     Run(RunArgs),
     /// Run one tool once, through the full wrapper.
     Tool(ToolArgs),
     /// List the tools a model sees, with their schemas.
     Tools(ToolsArgs),
+    /// The skills found for a project, where each came from, and what discovery warned about.
+    Skills(SkillsArgs),
     /// Stored sessions.
     Session {
         #[command(subcommand)]
@@ -41,14 +43,14 @@ pub enum Command {
 }
 
 #[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     #[default]
     Default,
     Json,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// `provider/model`, e.g. `openai/gpt-5` or `anthropic/claude-sonnet-4`.
     #[arg(long, short)]
     pub model: Option<String>,
@@ -75,7 +77,7 @@ pub struct RunArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct ToolArgs {
+pub(crate) struct ToolArgs {
     /// The tool's id, e.g. `read`.
     pub name: String,
     /// The arguments as JSON, e.g. '{"filePath":"src/main.rs"}'.
@@ -91,7 +93,7 @@ pub struct ToolArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct ToolsArgs {
+pub(crate) struct ToolsArgs {
     /// The model the surface is for (patch models get `apply_patch`).
     #[arg(long, default_value = "anthropic/claude-sonnet-4")]
     pub model: String,
@@ -99,10 +101,22 @@ pub struct ToolsArgs {
     pub format: Format,
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// List what a run on a terminal sees (with `question`); by default, what a run without
+    /// one sees.
+    #[arg(long)]
+    pub interactive: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct SkillsArgs {
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum SessionCommand {
+pub(crate) enum SessionCommand {
     /// Sessions, newest first.
     List {
         #[arg(long)]
@@ -117,7 +131,7 @@ pub enum SessionCommand {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum McpCommand {
+pub(crate) enum McpCommand {
     /// Each configured server, its status and its tool count.
     List {
         #[arg(long)]
@@ -128,7 +142,7 @@ pub enum McpCommand {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum DebugCommand {
+pub(crate) enum DebugCommand {
     /// Every service node with its key, tier and dependencies.
     Graph {
         #[arg(long)]

@@ -51,17 +51,17 @@ fn sanitize(s: &str) -> String {
 }
 
 /// What the registry needs to wrap MCP tools.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct McpTools {
-    pub mcp: Mcp,
-    pub truncate: Truncate,
-    pub limits: ToolOutput,
+    pub(crate) mcp: Mcp,
+    pub(crate) truncate: Truncate,
+    pub(crate) limits: ToolOutput,
 }
 
 impl McpTools {
     /// The current MCP tools, wrapped; a name already taken (by a built-in tool or an earlier
     /// server) is skipped with a warning.
-    pub fn wrapped(&self, taken: &[&str]) -> Vec<ErasedTool> {
+    pub(crate) fn wrapped(&self, taken: &[&str]) -> Vec<ErasedTool> {
         let mut out: Vec<ErasedTool> = Vec::new();
         for tool in self.mcp.tools() {
             let id = tool_id(&tool.server, &tool.name);

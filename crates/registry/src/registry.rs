@@ -15,7 +15,7 @@ use crate::surface::{SurfaceSpec, configured_backends, surface};
 
 /// The instance's tools behind their wrappers: the built-in tools in registration order, then
 /// the tools of the connected MCP servers as they are now (they change on `list_changed`).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct ToolRegistry {
     tools: Arc<Vec<ErasedTool>>,
     mcp: Option<McpTools>,

@@ -8,6 +8,7 @@ pub mod config;
 pub mod file_time;
 pub mod flags;
 pub mod format;
+pub mod frontmatter;
 pub mod fs;
 pub mod http;
 pub mod instance;
@@ -16,6 +17,9 @@ pub mod mcp;
 pub mod permission;
 pub mod process;
 mod production;
+pub mod question;
+pub mod skills;
+pub mod todo;
 pub mod truncate;
 
 pub use production::production;

@@ -11,12 +11,13 @@ use std::time::{Duration, SystemTime};
 
 use futures::FutureExt;
 use serde_json::Value;
-use strata_graph::{Node, Service, Tier};
+use strata_graph::{Graph, Node, Service, Tier};
 use strata_registry::{Instance, Runtime, ToolRegistry};
 use strata_services::clock::{Clock, TestClock};
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::{Permission, PermissionEvent, Reply, Request, Ruleset};
+use strata_services::skills::Skills;
 use strata_tools::contract::ToolCxBuilder;
 use strata_tools::{ToolCx, ToolError, ToolResult};
 
@@ -38,13 +39,25 @@ type FlagsEdit = Box<dyn FnOnce(&mut RuntimeFlags) + Send>;
 pub struct TestInstanceBuilder {
     git: bool,
     files: Vec<(PathBuf, Vec<u8>)>,
+    outside: Vec<(PathBuf, Vec<u8>)>,
     config: Option<Value>,
     clock: Option<SystemTime>,
     flags: Option<FlagsEdit>,
+    graph: Option<Graph>,
+}
+
+impl std::fmt::Debug for TestInstanceBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestInstanceBuilder")
+            .field("git", &self.git)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TestInstanceBuilder {
-    /// `git init` with a first commit of the files.
+    /// `git init` with a first commit of the files. Needs `git`: start the test with
+    /// `require_external!("git", "apt-get install git")`.
     pub fn git(mut self, yes: bool) -> Self {
         self.git = yes;
         self
@@ -52,6 +65,14 @@ impl TestInstanceBuilder {
 
     pub fn file(mut self, rel: impl Into<PathBuf>, content: impl AsRef<[u8]>) -> Self {
         self.files.push((rel.into(), content.as_ref().to_vec()));
+        self
+    }
+
+    /// A file outside the project, relative to the temporary root that holds `project`,
+    /// `data`, `config` and `home` (the home directory of the instance's RuntimeFlags), e.g.
+    /// `home/.claude/skills/x/SKILL.md`. Written before the instance starts.
+    pub fn outside_file(mut self, rel: impl Into<PathBuf>, content: impl AsRef<[u8]>) -> Self {
+        self.outside.push((rel.into(), content.as_ref().to_vec()));
         self
     }
 
@@ -73,6 +94,13 @@ impl TestInstanceBuilder {
         self
     }
 
+    /// Builds from `graph` instead of the registry's production graph, e.g. the agent's, which
+    /// adds the session store (the clock, flags and directories are still replaced).
+    pub fn graph(mut self, graph: Graph) -> Self {
+        self.graph = Some(graph);
+        self
+    }
+
     /// Builds the instance. Panics with the reason when it cannot (this is test code).
     pub async fn build(self) -> TestInstance {
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -83,11 +111,16 @@ impl TestInstanceBuilder {
         let project = root.path().join("project");
         let data = root.path().join("data");
         let config_dir = root.path().join("config");
-        for d in [&project, &data, &config_dir] {
+        let home = root.path().join("home");
+        for d in [&project, &data, &config_dir, &home] {
             std::fs::create_dir_all(d).expect("create test directories");
         }
-        for (rel, content) in &self.files {
-            let path = project.join(rel);
+        let project_files = self.files.iter().map(|(rel, c)| (project.join(rel), c));
+        let outside_files = self
+            .outside
+            .iter()
+            .map(|(rel, c)| (root.path().join(rel), c));
+        for (path, content) in project_files.chain(outside_files) {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).expect("create parent directories");
             }
@@ -103,10 +136,11 @@ impl TestInstanceBuilder {
         let project = std::fs::canonicalize(&project).expect("canonicalize the project dir");
 
         let mut flags = RuntimeFlags::for_dirs(&data, &config_dir);
+        flags.home_dir = home;
         if let Some(f) = self.flags {
             f(&mut flags);
         }
-        let mut graph = strata_registry::production();
+        let mut graph = self.graph.unwrap_or_else(strata_registry::production);
         graph
             .replace::<RuntimeFlags>(Node::value(Tier::Global, flags))
             .expect("the production graph has RuntimeFlags");
@@ -188,6 +222,14 @@ pub struct TestInstance {
     inner: Arc<Inner>,
 }
 
+impl std::fmt::Debug for TestInstance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestInstance")
+            .field("project", &self.inner.project)
+            .finish_non_exhaustive()
+    }
+}
+
 impl TestInstance {
     pub fn builder() -> TestInstanceBuilder {
         TestInstanceBuilder::default()
@@ -229,6 +271,7 @@ impl TestInstance {
             "build",
             &self.get::<Config>(),
             &self.get::<RuntimeFlags>(),
+            &self.get::<Skills>(),
         )
         .unwrap_or_else(|e| panic!("{e}"))
     }

@@ -25,7 +25,7 @@ use crate::FixtureServer;
 pub const PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
 /// The fixture's handler; `extra` turns on with the `grow` tool.
-#[derive(Clone, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct FixtureMcp {
     extra: Arc<AtomicBool>,
 }

@@ -11,7 +11,7 @@ use strata_registry::mcp::{TRUSTED_READ_ONLY, UNTRUSTED};
 use strata_registry::{SurfaceSpec, ToolRegistry};
 use strata_services::config::Config;
 use strata_services::mcp::{Mcp, ServerStatus};
-use strata_testkit::{TestInstance, external_program, mcp_server, poll_with_timeout};
+use strata_testkit::{TestInstance, mcp_server, poll_with_timeout};
 use strata_tools::ToolError;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_strata-mcp-fixture");
@@ -241,12 +241,10 @@ async fn a_malformed_mcp_config_is_refused_naming_the_key() {
 
 #[tokio::test]
 async fn server_everything_from_npm_echoes() {
-    if !external_program(
+    strata_testkit::require_external!(
         "mcp-server-everything",
-        "npm install -g @modelcontextprotocol/server-everything",
-    ) {
-        return;
-    }
+        "npm install -g @modelcontextprotocol/server-everything"
+    );
     let config = json!({"mcp": {"everything": {"type": "local",
         "command": ["mcp-server-everything"]}}});
     TestInstance::builder()

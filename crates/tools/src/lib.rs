@@ -15,7 +15,10 @@ pub mod grep;
 pub mod invalid;
 pub mod layers;
 pub mod lsp;
+pub mod question;
 pub mod read;
+pub mod skill;
+pub mod todowrite;
 pub mod write;
 
 pub use contract::{
@@ -28,12 +31,15 @@ pub use contract::{
 pub fn builtin() -> Vec<ToolDef> {
     vec![
         ToolDef::of::<invalid::Invalid>(),
+        ToolDef::of::<question::QuestionTool>(),
         ToolDef::of::<bash::Bash>(),
         ToolDef::of::<read::Read>(),
         ToolDef::of::<glob::Glob>(),
         ToolDef::of::<grep::Grep>(),
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
+        ToolDef::of::<todowrite::TodoWrite>(),
+        ToolDef::of::<skill::SkillTool>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),
         ToolDef::of::<lsp::LspTool>(),
     ]

@@ -40,6 +40,7 @@ use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::InstanceInfo;
 use strata_services::permission::{Permission, RuleConfigError};
+use strata_services::skills::Skills;
 
 use crate::events::{message_json, part_json, session_json};
 use crate::store::{Session, Store, StoreError};
@@ -47,7 +48,7 @@ use crate::store::{Session, Store, StoreError};
 pub use runner::{Model, RunOptions, RunOutcome, RunReport, Runner};
 
 /// The services the loop uses, resolved from an instance.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct LoopServices {
     pub store: Store,
     pub registry: ToolRegistry,
@@ -55,6 +56,7 @@ pub struct LoopServices {
     pub config: Config,
     pub flags: RuntimeFlags,
     pub info: InstanceInfo,
+    pub skills: Skills,
     /// Waits between retries go through the Clock, so tests can drive them.
     pub clock: Clock,
 }
@@ -69,6 +71,7 @@ impl LoopServices {
             config: cx.get::<Config>()?,
             flags: cx.get::<RuntimeFlags>()?,
             info: cx.get::<InstanceInfo>()?,
+            skills: cx.get::<Skills>()?,
             clock: cx.get::<Clock>()?,
         })
     }

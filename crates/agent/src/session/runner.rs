@@ -41,6 +41,9 @@ pub struct RunOptions {
     /// Wait before retry `n` is `n × retry_delay`, or what the server asked for when longer
     /// (at most [`MAX_SERVER_WAIT`]).
     pub retry_delay: Duration,
+    /// Rules of this run, after the agent's (spec §0.5): e.g. a run with no one to answer
+    /// questions denies `question` (see `strata_registry::rules::non_interactive_rules`).
+    pub session_rules: Ruleset,
 }
 
 impl Default for RunOptions {
@@ -50,6 +53,7 @@ impl Default for RunOptions {
             max_steps: 50,
             max_retries: 2,
             retry_delay: Duration::from_millis(500),
+            session_rules: Ruleset::new(),
         }
     }
 }
@@ -91,6 +95,7 @@ pub struct RunReport {
 }
 
 /// The agent loop over one instance's services and one model.
+#[derive(Debug)]
 pub struct Runner {
     services: LoopServices,
     model: Model,
@@ -111,12 +116,6 @@ impl Runner {
         Ok(self.surface_with(self.ruleset()?))
     }
 
-    /// The agent's rules from the configuration; a run computes them once.
-    fn ruleset(&self) -> Result<Ruleset, RunError> {
-        let s = &self.services;
-        Ok(agent_ruleset(&self.options.agent, &s.config, &s.flags)?)
-    }
-
     fn surface_with(&self, ruleset: Ruleset) -> Vec<ErasedTool> {
         let s = &self.services;
         let spec = SurfaceSpec {
@@ -127,6 +126,15 @@ impl Runner {
             backends: s.registry.configured_backends(&s.config),
         };
         s.registry.surface(&spec)
+    }
+
+    /// The effective rules of this run: the agent's, then the session's; a run computes them
+    /// once.
+    fn ruleset(&self) -> Result<Ruleset, RunError> {
+        let s = &self.services;
+        let mut rules = agent_ruleset(&self.options.agent, &s.config, &s.flags, &s.skills)?;
+        rules.extend(self.options.session_rules.iter().cloned());
+        Ok(rules)
     }
 
     /// Adds `message` to session `session_id` and runs the loop until it ends. Every change
@@ -164,11 +172,18 @@ impl Runner {
             provider_id: self.model.provider.name().to_string(),
             model_id: self.model.api_model.clone(),
         };
-        let system = super::prompt::system_prompt(
+        let mut system = super::prompt::system_prompt(
             &s.info,
             &self.model.id,
             &super::prompt::utc_date(now_ms()),
         );
+        // The skills reach the model here, not in the tool's description, which stays stable.
+        if surface.iter().any(|t| t.id == "skill")
+            && let Some(section) = super::prompt::skills_section(s.skills.listed(&ruleset))
+        {
+            system.push_str("\n\n");
+            system.push_str(&section);
+        }
         let doom = Mutex::new(DoomGuard::new());
         let step_env = StepEnv {
             recorder: &rec,

@@ -5,7 +5,10 @@
 
 mod loop_basics;
 mod loop_failures;
+mod loop_skills;
 mod loop_support;
 mod provider_streams;
 mod store_concurrency;
 mod store_sessions;
+mod store_todos;
+mod todo_question;

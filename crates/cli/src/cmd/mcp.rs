@@ -8,7 +8,7 @@ use strata_services::mcp::{Mcp, ServerStatus};
 use super::instance;
 use crate::args::{Format, McpCommand};
 
-pub async fn mcp(command: McpCommand) -> u8 {
+pub(crate) async fn mcp(command: McpCommand) -> u8 {
     let McpCommand::List { dir, format } = command;
     let (runtime, inst) = match instance::open(dir).await {
         Ok(x) => x,
@@ -68,7 +68,7 @@ fn words(status: &ServerStatus) -> (&'static str, Option<String>) {
 }
 
 /// Prints one warning line per server that could not be used.
-pub fn warn_failed(inst: &Instance) {
+pub(crate) fn warn_failed(inst: &Instance) {
     let Ok(mcp) = inst.get::<Mcp>() else {
         return;
     };

@@ -48,12 +48,10 @@ fn a_malformed_mcp_config_stops_every_command_naming_the_key() {
 
 #[test]
 fn server_everything_tools_are_listed_and_called() {
-    if !strata_testkit::external_program(
+    strata_testkit::require_external!(
         "mcp-server-everything",
-        "npm install -g @modelcontextprotocol/server-everything",
-    ) {
-        return;
-    }
+        "npm install -g @modelcontextprotocol/server-everything"
+    );
     let p = Project::new();
     p.file(
         "strata.json",

@@ -1,8 +1,6 @@
 //! `strata tool NAME 'JSON'` with the read-only tools: outputs, formats, exit codes and how a
 //! permission ask is answered at the command line.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
-
 use crate::common::Project;
 use serde_json::json;
 
@@ -217,6 +215,8 @@ fn reading_outside_the_project_with_yes_succeeds() {
 
 #[test]
 fn on_a_terminal_the_ask_is_prompted_and_answered() {
+    // The pseudo-terminal comes from `script` (util-linux).
+    strata_testkit::require_external!("script", "apt-get install bsdutils");
     let p = Project::new();
     let (_dir, file) = outside_file("far away\n");
     let call = args(json!({"filePath": file}));

@@ -1,6 +1,5 @@
 //! `strata run` end to end: the built binary against the scripted model server through
 //! `OPENAI_BASE_URL`, in both output formats, with permissions and failures.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
 use crate::common::Project;
 use crate::e2e_run_support::*;
@@ -200,6 +199,8 @@ fn a_config_rule_denies_even_with_yes() {
 
 #[test]
 fn the_terminal_prompt_allows_or_rejects_with_feedback() {
+    // The pseudo-terminal comes from `script` (util-linux).
+    strata_testkit::require_external!("script", "apt-get install bsdutils");
     let p = Project::new();
     p.file(".env", "TOKEN=1\n");
     let server = ModelServer::start(vec![

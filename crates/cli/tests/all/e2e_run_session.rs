@@ -1,6 +1,5 @@
 //! `strata run --continue / --session`, Ctrl-C, and `strata session list | show | export`,
 //! end to end against the scripted model server.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
 use strata_testkit::poll_within_blocking;
 
@@ -82,6 +81,8 @@ fn continue_and_session_resume_and_session_commands_show_it() {
 
 #[test]
 fn ctrl_c_cancels_the_run_and_exits_130() {
+    // Ctrl-C is sent with `kill -INT`.
+    strata_testkit::require_external!("kill", "apt-get install procps");
     let p = Project::new();
     let server = ModelServer::start(vec![
         Turn::tool_call("c1", "glob", r#"{"pattern":"*"}"#),

@@ -53,6 +53,14 @@ pub struct Experimental {
     pub continue_loop_on_deny: bool,
 }
 
+/// Where to look for skills beyond the standard directories.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillsConfig {
+    /// `skills.paths`: directories searched for `**/SKILL.md`, as written (`~/` not expanded,
+    /// relative entries not resolved; the Skills service does both).
+    pub paths: Vec<String>,
+}
+
 /// The typed view of the merged configuration. Unknown keys are ignored (kept in `raw`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigData {
@@ -69,6 +77,7 @@ pub struct ConfigData {
     pub mcp: Vec<McpServer>,
     /// Servers whose tools' `readOnlyHint` is believed (`mcp_trust`).
     pub mcp_trust: Vec<String>,
+    pub skills: SkillsConfig,
     /// The whole merged document.
     pub raw: Value,
 }
@@ -85,6 +94,7 @@ impl Default for ConfigData {
             experimental: Experimental::default(),
             mcp: Vec::new(),
             mcp_trust: Vec::new(),
+            skills: SkillsConfig::default(),
             raw: Value::Object(Map::new()),
         }
     }

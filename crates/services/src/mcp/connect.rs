@@ -23,7 +23,7 @@ use crate::process::{Child, ChildProcessSpawner, CommandSpec};
 const STOP_GRACE: Duration = Duration::from_millis(300);
 
 /// What connecting needs from the instance.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct ConnectEnv {
     pub spawner: ChildProcessSpawner,
     pub http: reqwest::Client,
@@ -33,7 +33,7 @@ pub struct ConnectEnv {
 }
 
 /// The client side of one connection: answers the server and passes list changes on.
-pub struct Handler {
+pub(super) struct Handler {
     server: String,
     changed: mpsc::UnboundedSender<String>,
 }
@@ -53,12 +53,12 @@ impl ClientHandler for Handler {
 }
 
 /// A live connection. Dropping it kills a local server's process group.
-pub struct Connection {
-    pub peer: rmcp::Peer<RoleClient>,
+pub(super) struct Connection {
+    pub(super) peer: rmcp::Peer<RoleClient>,
     running: Mutex<Option<RunningService<RoleClient, Handler>>>,
     child: Mutex<Option<Child>>,
     pump: Option<tokio::task::AbortHandle>,
-    pub diag: Arc<Diagnostics>,
+    pub(super) diag: Arc<Diagnostics>,
 }
 
 impl Drop for Connection {
@@ -71,7 +71,7 @@ impl Drop for Connection {
 
 impl Connection {
     /// Ends the session, then stops a local server (stdin closed, grace, group killed).
-    pub async fn stop(&self) {
+    pub(super) async fn stop(&self) {
         if let Some(running) = self.running.lock().await.take() {
             let _ = running.cancel().await;
         }
@@ -82,13 +82,13 @@ impl Connection {
     }
 
     /// Why the server can no longer be used, with what it said on stderr.
-    pub fn failure(&self, what: &str) -> String {
+    pub(super) fn failure(&self, what: &str) -> String {
         with_stderr(what.to_string(), &self.diag)
     }
 }
 
 /// Connects to `server` and lists its tools, within its connect timeout.
-pub async fn connect(
+pub(super) async fn connect(
     server: &McpServer,
     env: &ConnectEnv,
 ) -> Result<(Connection, Vec<rmcp::model::Tool>), String> {

@@ -18,19 +18,19 @@ const PIPE: usize = 64 * 1024;
 
 /// What the server's output told us besides its messages.
 #[derive(Default)]
-pub struct Diagnostics {
+pub(super) struct Diagnostics {
     stderr: Mutex<String>,
     garbage: Mutex<Option<String>>,
 }
 
 impl Diagnostics {
     /// The last lines the server wrote on stderr.
-    pub fn stderr_tail(&self) -> String {
+    pub(super) fn stderr_tail(&self) -> String {
         lock(&self.stderr).trim().to_string()
     }
 
     /// The first stdout line that was not a JSON-RPC message.
-    pub fn garbage(&self) -> Option<String> {
+    pub(super) fn garbage(&self) -> Option<String> {
         lock(&self.garbage).clone()
     }
 
@@ -54,7 +54,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Starts pumping `output` (the child's merged pipes): returns the stdout stream for the
 /// client, the diagnostics, and the pump's handle (abort it to stop reading).
-pub fn split(
+pub(super) fn split(
     output: mpsc::Receiver<Chunk>,
 ) -> (DuplexStream, Arc<Diagnostics>, tokio::task::AbortHandle) {
     let (writer, reader) = tokio::io::duplex(PIPE);

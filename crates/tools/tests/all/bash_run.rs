@@ -1,8 +1,6 @@
 //! `bash` through the real wrapper in a test instance: running, exit status, workdir, stdin,
 //! streaming metadata, titles, the shell choice (spec §7.1, §7.3, §19 bash).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -162,6 +160,7 @@ async fn a_missing_workdir_fails_naming_it_and_runs_nothing() {
 
 #[tokio::test]
 async fn a_command_can_write_in_the_project() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .run(|t| async move {

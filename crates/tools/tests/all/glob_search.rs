@@ -1,8 +1,6 @@
 //! `glob` through the real wrapper: matching, ripgrep's inclusion rules, order, the cap,
 //! errors, titles and permission asks (spec §5, §18 b, §19 grep and glob).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{at, root, set_mtime, write_outside};
 use serde_json::json;
 use strata_testkit::{TestInstance, redacted};
@@ -142,6 +140,7 @@ async fn more_than_100_matches_keeps_the_newest_100() {
 
 #[tokio::test]
 async fn gitignore_and_hidden_rules_follow_ripgrep() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file(".gitignore", "*.log\nbuild/\n")
@@ -209,6 +208,7 @@ async fn slash_anchors_double_star_crosses_braces_and_classes_work() {
 
 #[tokio::test]
 async fn titles_are_relative_to_the_worktree() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("src/lib.rs", "")
@@ -284,6 +284,7 @@ async fn outside_directory_asks_for_the_directory_itself() {
 
 #[tokio::test]
 async fn the_project_itself_asks_nothing() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("a/b.rs", "")

@@ -1,8 +1,6 @@
 //! `grep` and the external-directory permission: outside directories and files, symlinked
 //! aliases, and links out of the project (spec §0.4, §6 step 3, §18 g, §19 grep and glob).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{root, write_outside};
 use serde_json::json;
 use strata_testkit::TestInstance;
@@ -92,6 +90,7 @@ async fn outside_file_asks_for_its_parent() {
 
 #[tokio::test]
 async fn link_inside_pointing_outside_asks_for_the_resolved_directory() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .run(|t| async move {
@@ -129,6 +128,7 @@ async fn rejected_external_ask_searches_nothing() {
 
 #[tokio::test]
 async fn default_target_inside_the_project_asks_nothing() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("a.txt", "needle\n")

@@ -1,8 +1,6 @@
 //! `grep` through the real wrapper: layout, include globs, inclusion rules, order, caps,
 //! single-file targets and errors (spec §6, §18 b-c, §19 grep and glob).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{at, set_mtime};
 use serde_json::json;
 use strata_testkit::{TestInstance, redacted};
@@ -175,6 +173,7 @@ async fn a_file_path_searches_that_file_only() {
 
 #[tokio::test]
 async fn hidden_files_are_searched_ignored_and_git_are_not() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file(".gitignore", "target/\n*.tmp\n")

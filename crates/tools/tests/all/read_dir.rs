@@ -1,8 +1,6 @@
 //! `read` of directories through the real wrapper: entry order, trailing `/`, paging and the
 //! footer (spec §1 step 6, §19 read).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::footer;
 use serde_json::json;
 use strata_testkit::{TestInstance, redacted};
@@ -24,6 +22,7 @@ fn ten_files() -> strata_testkit::TestInstanceBuilder {
 
 #[tokio::test]
 async fn listing_matches_the_observed_layout() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("proj/main.rs", "fn main() {}")

@@ -1,12 +1,11 @@
 //! Instruction files found next to a file being read (spec §1 step 12, §19 read).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 use strata_testkit::{TestInstance, redacted};
 
 #[tokio::test]
 async fn agents_md_in_a_parent_directory_is_appended_once() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("pkg/AGENTS.md", "Use tabs in this package.")

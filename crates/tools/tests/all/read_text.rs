@@ -1,8 +1,6 @@
 //! `read` of text files through the real wrapper: paging, footers, the byte cap, line cuts,
 //! offsets, not-found suggestions, binary refusal, metadata and FileTime (spec §1, §19 read).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{content_lines, footer};
 use serde_json::json;
 use strata_services::file_time::{FileTime, hash_bytes};
@@ -15,6 +13,7 @@ fn numbered(n: usize) -> String {
 
 #[tokio::test]
 async fn absolute_path_inside_the_project_shows_the_text() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("notes.txt", "alpha\nbeta\n")
@@ -36,6 +35,7 @@ async fn absolute_path_inside_the_project_shows_the_text() {
 
 #[tokio::test]
 async fn file_in_a_subdirectory_by_relative_path() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("src/deep/mod.rs", "pub fn hello() {}\n")
@@ -59,6 +59,7 @@ async fn file_in_a_subdirectory_by_relative_path() {
 
 #[tokio::test]
 async fn small_file_has_the_end_of_file_footer_and_metadata() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("a.txt", "one\ntwo\nthree")
