@@ -200,7 +200,10 @@ async fn broken_servers_are_reported_by_name_and_the_others_work() {
             let silent = why("silent");
             assert!(silent.contains("did not answer within 400 ms"), "{silent}");
             let missing = why("missing");
-            assert!(missing.contains("could not start it"), "{missing}");
+            assert!(
+                missing.contains("could not start `strata-no-such-mcp-server`"),
+                "{missing}"
+            );
             assert_eq!(status(&t, "off"), ServerStatus::Disabled);
             assert_eq!(status(&t, "good"), ServerStatus::Connected);
             let ids = t.get::<ToolRegistry>().ids();

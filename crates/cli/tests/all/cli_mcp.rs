@@ -17,7 +17,8 @@ fn mcp_list_reports_each_server_with_its_status() {
     run.expect_code(0);
     let lines: Vec<&str> = run.stdout.lines().collect();
     assert!(
-        lines[0].starts_with("missing") && lines[0].contains("failed: could not start it"),
+        lines[0].starts_with("missing")
+            && lines[0].contains("failed: could not start `strata-no-such-mcp-server`"),
         "{lines:?}"
     );
     assert!(

@@ -110,11 +110,7 @@ pub(super) async fn connect(
             cwd,
         } => {
             let spec = local_spec(command, environment, cwd.as_deref(), &env.project)?;
-            let mut child = env
-                .spawner
-                .spawn(spec)
-                .await
-                .map_err(|e| format!("could not start it: {e}"))?;
+            let mut child = env.spawner.spawn(spec).await.map_err(|e| e.to_string())?;
             let stdin = child.stdin().ok_or("its stdin could not be opened")?;
             let (stdout, diag, pump) = stdio::split(child.output());
             let running = tokio::time::timeout(limit, handler.serve((stdout, stdin)))

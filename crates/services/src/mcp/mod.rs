@@ -144,7 +144,7 @@ impl Mcp {
                 State::Disabled
             };
             if let State::Failed(why) = &state {
-                tracing::warn!(server = %s.name, "MCP server unavailable: {why}");
+                tracing::info!(server = %s.name, "MCP server unavailable: {why}");
             }
             Entry {
                 config: s.clone(),
