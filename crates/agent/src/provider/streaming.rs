@@ -1,7 +1,8 @@
 //! `StreamingProvider<W>`: the one skeleton every provider shares — the client, the base URL and
 //! key, `stream` (POST, status check, SSE body driven through the decoder with cancellation)
-//! and the end-of-stream rule ([`DecodeState::end`](super::DecodeState::end)). What differs per vendor is a [`Wire`](super::Wire):
-//! the endpoint path, the headers, the request body and the decoding of one SSE event.
+//! and the end-of-stream rule ([`DecodeState::end`](super::DecodeState::end)). What differs per
+//! vendor is a [`Wire`](super::Wire): the endpoint path, the headers, the request body and the
+//! decoding of one SSE event.
 
 use std::marker::PhantomData;
 
