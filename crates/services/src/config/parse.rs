@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{ConfigData, ConfigError, Experimental, ToolOutput, ToolsConfig};
+use super::{ConfigData, ConfigError, Experimental, ToolOutput, ToolsConfig, WebsearchConfig};
 
 /// A field of the wrong type; the caller adds the file name.
 #[derive(Debug)]
@@ -130,6 +130,29 @@ fn permission(obj: &Map<String, Value>) -> Result<Option<Map<String, Value>>, Fi
     Ok(Some(map.clone()))
 }
 
+/// `websearch`: `enabled`, an http(s) `url`, a string `apiKey`.
+fn websearch(obj: &Map<String, Value>) -> Result<WebsearchConfig, FieldError> {
+    let empty = Map::new();
+    let section = object(obj, "websearch", "websearch")?.unwrap_or(&empty);
+    let url = string(section, "url", "websearch.url")?;
+    if let Some(u) = &url {
+        let ok = url::Url::parse(u).is_ok_and(|p| matches!(p.scheme(), "http" | "https"));
+        if !ok {
+            let value = Value::String(u.clone());
+            return Err(wrong(
+                "websearch.url",
+                "an absolute http:// or https:// URL",
+                &value,
+            ));
+        }
+    }
+    Ok(WebsearchConfig {
+        enabled: boolean(section, "enabled", "websearch.enabled")?,
+        url,
+        api_key: string(section, "apiKey", "websearch.apiKey")?,
+    })
+}
+
 /// Checks and extracts the typed view of one config document.
 pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
     let Value::Object(root) = value else {
@@ -162,6 +185,7 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
             )?
             .unwrap_or(false),
         },
+        websearch: websearch(root)?,
         raw: value.clone(),
     })
 }
@@ -236,6 +260,40 @@ mod tests {
             "permission.bash.rm *"
         );
         assert_eq!(field_error(json!([1])).0, "(top level)");
+    }
+
+    #[test]
+    fn websearch_section_is_read_and_checked() {
+        let d = typed(&json!({"websearch": {
+            "enabled": true, "url": "http://127.0.0.1:1/mcp", "apiKey": "k"
+        }}))
+        .unwrap();
+        assert_eq!(
+            d.websearch,
+            WebsearchConfig {
+                enabled: Some(true),
+                url: Some("http://127.0.0.1:1/mcp".into()),
+                api_key: Some("k".into()),
+            }
+        );
+        assert_eq!(
+            typed(&json!({})).unwrap().websearch,
+            WebsearchConfig::default()
+        );
+        assert_eq!(field_error(json!({"websearch": true})).0, "websearch");
+        assert_eq!(
+            field_error(json!({"websearch": {"enabled": "yes"}})).0,
+            "websearch.enabled"
+        );
+        assert_eq!(
+            field_error(json!({"websearch": {"apiKey": 42}})).0,
+            "websearch.apiKey"
+        );
+        for bad in ["mcp.exa.ai/mcp", "file:///tmp/x", "not a url"] {
+            let (field, found) = field_error(json!({"websearch": {"url": bad}}));
+            assert_eq!(field, "websearch.url");
+            assert!(found.contains(bad), "{found}");
+        }
     }
 
     #[test]
