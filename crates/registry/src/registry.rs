@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use strata_graph::{BoxError, Context, Graph, Missing, Node, Requirement, Scope, Service, Tier};
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
 use strata_tools::{ErasedTool, ToolDef};
 
 use crate::surface::{SurfaceSpec, surface};
@@ -11,6 +13,9 @@ use crate::surface::{SurfaceSpec, surface};
 #[derive(Clone)]
 pub struct ToolRegistry {
     tools: Arc<Vec<ErasedTool>>,
+    /// Tools shown only when their backend is configured, and whether it is.
+    // TODO(issue 8): becomes `Visibility::Backend("websearch")` on the tool once that lands.
+    backends: Arc<Vec<(&'static str, bool)>>,
 }
 
 impl Service for ToolRegistry {
@@ -24,8 +29,14 @@ impl ToolRegistry {
             .iter()
             .map(|d| d.init(cx))
             .collect::<Result<Vec<_>, _>>()?;
+        // Without a Config in the context no backend counts as configured.
+        let websearch = match (cx.get::<Config>(), cx.get::<RuntimeFlags>()) {
+            (Ok(config), Ok(flags)) => config.websearch.is_configured(&flags),
+            _ => false,
+        };
         Ok(ToolRegistry {
             tools: Arc::new(tools),
+            backends: Arc::new(vec![("websearch", websearch)]),
         })
     }
 
@@ -57,9 +68,17 @@ impl ToolRegistry {
         self.tools.iter().map(|t| t.id).collect()
     }
 
-    /// The tools advertised to a model (spec §0.7).
+    /// The tools advertised to a model (spec §0.7). A tool that needs a backend (`websearch`)
+    /// is shown only when one is configured.
     pub fn surface(&self, spec: &SurfaceSpec) -> Vec<&ErasedTool> {
         surface(&self.tools, spec)
+            .into_iter()
+            .filter(|t| {
+                self.backends
+                    .iter()
+                    .all(|(id, configured)| t.id != *id || *configured)
+            })
+            .collect()
     }
 }
 

@@ -54,7 +54,10 @@ async fn registration_order_is_kept() {
     TestInstance::builder()
         .run(|t| async move {
             let claude = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
-            assert_eq!(claude, ["bash", "read", "glob", "grep", "edit", "write"]);
+            assert_eq!(
+                claude,
+                ["bash", "read", "glob", "grep", "edit", "write", "webfetch"]
+            );
         })
         .await;
 }
@@ -65,7 +68,7 @@ async fn plan_mode_drops_destructive_tools() {
         .run(|t| async move {
             let mut s = spec(&t, "anthropic/claude-sonnet-4");
             s.plan_mode = true;
-            assert_eq!(ids(&t, &s), ["read", "glob", "grep"]);
+            assert_eq!(ids(&t, &s), ["read", "glob", "grep", "webfetch"]);
         })
         .await;
 }

@@ -247,8 +247,8 @@ async fn an_endless_chunked_body_stops_at_the_cap_and_the_connection_is_dropped(
         matches!(err, HttpError::TooLarge { limit, .. } if limit == 1 << 20),
         "{err}"
     );
-    // The client hung up: the server's body is dropped soon, having sent little past the cap
-    // (what the socket buffers held).
+    // The client hung up: the server's body is dropped soon, having sent the cap plus what the
+    // loopback socket buffers held (several MiB with TCP autotuning), not an endless amount.
     let dropped = endless.dropped.clone();
     wait_until(
         "the server to stop sending",
@@ -257,7 +257,7 @@ async fn an_endless_chunked_body_stops_at_the_cap_and_the_connection_is_dropped(
     )
     .await;
     let sent = endless.sent.load(std::sync::atomic::Ordering::SeqCst);
-    assert!(sent < 16 << 20, "the server sent {sent} bytes");
+    assert!(sent < 64 << 20, "the server sent {sent} bytes");
 }
 
 /// A raw HTTP/1.1 server that answers every connection with `head` and then `body_len` bytes

@@ -16,6 +16,8 @@ pub mod invalid;
 pub mod layers;
 pub mod lsp;
 pub mod read;
+pub mod webfetch;
+pub mod websearch;
 pub mod write;
 
 pub use contract::{
@@ -33,6 +35,8 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<grep::Grep>(),
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
+        ToolDef::of::<webfetch::Webfetch>(),
+        ToolDef::of::<websearch::Websearch>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),
         ToolDef::of::<lsp::LspTool>(),
     ]
