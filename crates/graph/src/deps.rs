@@ -26,6 +26,32 @@ impl Requirement {
     }
 }
 
+/// Who inside a node needs a service, for reports: e.g. tool `write` inside `ToolRegistry`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartName {
+    /// What the part is (`tool`).
+    pub kind: &'static str,
+    /// Its name among its kind (`write`).
+    pub name: &'static str,
+}
+
+/// One part of a node with needs of its own: a missing service is reported against the part,
+/// via its node (see [`Node::with_parts`](crate::Node::with_parts)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    pub name: PartName,
+    pub requires: Vec<Requirement>,
+}
+
+impl Part {
+    pub fn new(kind: &'static str, name: &'static str, requires: Vec<Requirement>) -> Self {
+        Self {
+            name: PartName { kind, name },
+            requires,
+        }
+    }
+}
+
 /// A tuple of services resolved from a [`Context`].
 pub trait Deps: Sized + Send + 'static {
     fn requires() -> Vec<Requirement>;

@@ -8,47 +8,12 @@ use futures::FutureExt;
 use futures::future::{BoxFuture, try_join_all};
 
 use crate::context::{AnyService, Context};
+use crate::error::{BuildError, ReplaceError, ValidationReport};
 use crate::memo::{MemoMap, SharedBuild};
-use crate::node::{BoxError, Node};
+use crate::node::Node;
 use crate::scope::Scope;
 use crate::service::{Service, Tier};
-use crate::validate::{self, Available, ValidationReport};
-
-/// Why a build did not produce a context.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum BuildError {
-    #[error("{0}")]
-    Invalid(ValidationReport),
-    #[error("could not build service `{key}`: {source}")]
-    Failed {
-        key: &'static str,
-        source: Arc<BoxError>,
-    },
-}
-
-/// Why [`Graph::replace`] refused a node.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReplaceError {
-    #[error("cannot replace `{key}`: the graph has no node for it. Add one with `Graph::add`.")]
-    NotFound { key: &'static str },
-    #[error(
-        "cannot replace `{key}` with a node for `{given}`: a replacement must provide the same \
-         service type."
-    )]
-    WrongKey {
-        key: &'static str,
-        given: &'static str,
-    },
-    #[error(
-        "cannot replace `{key}` ({tier}) with a {given} node: a replacement keeps the tier of \
-         the node it replaces."
-    )]
-    WrongTier {
-        key: &'static str,
-        tier: Tier,
-        given: Tier,
-    },
-}
+use crate::validate::{self, Available};
 
 /// A set of nodes.
 #[derive(Clone, Default, Debug)]
@@ -206,12 +171,7 @@ fn build_node(
         for (dep, value) in deps.iter().zip(values) {
             cx = cx.insert_raw(dep.type_id(), dep.entry(value));
         }
-        (node.inner.build)(cx, plan.scope.clone())
-            .await
-            .map_err(|e| BuildError::Failed {
-                key: node.key(),
-                source: Arc::new(e),
-            })
+        node.build(cx, plan.scope.clone()).await
     }
     .boxed()
 }

@@ -7,7 +7,7 @@ use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
 
 use crate::context::AnyService;
-use crate::graph::BuildError;
+use crate::error::BuildError;
 use crate::node::Node;
 
 pub(crate) type SharedBuild = Shared<BoxFuture<'static, Result<AnyService, BuildError>>>;

@@ -7,12 +7,10 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 
 use crate::context::{AnyService, Context, Entry};
-use crate::deps::{Deps, Requirement};
+use crate::deps::{Deps, Part, Requirement};
+use crate::error::{BoxError, BuildError};
 use crate::scope::Scope;
 use crate::service::{Service, Tier};
-
-/// The error a node's constructor returns.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 type BuildFn =
     dyn Fn(Context, Scope) -> BoxFuture<'static, Result<AnyService, BoxError>> + Send + Sync;
@@ -30,6 +28,7 @@ pub(crate) struct NodeInner {
     pub(crate) type_name: &'static str,
     pub(crate) tier: Tier,
     pub(crate) requires: Vec<Requirement>,
+    pub(crate) parts: Arc<[Part]>,
     pub(crate) fresh: bool,
     pub(crate) build: Arc<BuildFn>,
 }
@@ -85,8 +84,32 @@ impl Node {
                 type_name: std::any::type_name::<S>(),
                 tier,
                 requires,
+                parts: Arc::new([]),
                 fresh: false,
                 build,
+            }),
+        }
+    }
+
+    /// A node made of parts (e.g. the tools of a registry): its requirements are the union of
+    /// the parts', and validation names the part that needs a missing service.
+    pub fn with_parts<S, F, Fut>(tier: Tier, parts: Vec<Part>, f: F) -> Node
+    where
+        S: Service,
+        F: Fn(Context, Scope) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<S, BoxError>> + Send + 'static,
+    {
+        let mut requires: Vec<Requirement> = Vec::new();
+        for r in parts.iter().flat_map(|p| &p.requires) {
+            if !requires.contains(r) {
+                requires.push(*r);
+            }
+        }
+        let node = Node::with_requirements(tier, requires, f);
+        Node {
+            inner: Arc::new(NodeInner {
+                parts: parts.into(),
+                ..(*node.inner).clone()
             }),
         }
     }
@@ -122,8 +145,26 @@ impl Node {
     pub fn requires(&self) -> &[Requirement] {
         &self.inner.requires
     }
+    pub fn parts(&self) -> &[Part] {
+        &self.inner.parts
+    }
     pub fn is_fresh(&self) -> bool {
         self.inner.fresh
+    }
+    /// Runs the constructor on `cx` (which holds the node's dependencies) in `scope`.
+    pub(crate) fn build(
+        &self,
+        cx: Context,
+        scope: Scope,
+    ) -> impl Future<Output = Result<AnyService, BuildError>> + Send + 'static {
+        let key = self.key();
+        let build = (self.inner.build)(cx, scope);
+        async move {
+            build.await.map_err(|e| BuildError::Failed {
+                key,
+                source: Arc::new(e),
+            })
+        }
     }
     pub(crate) fn type_id(&self) -> TypeId {
         self.inner.type_id

@@ -361,3 +361,44 @@ async fn dynamic_requirements_are_validated_and_provided() {
     let cx = g.build(&Context::new(), &Scope::new()).await.unwrap();
     assert_eq!(cx.get::<Registry>().unwrap().0, 8);
 }
+
+#[tokio::test]
+async fn a_missing_service_is_reported_against_each_part_that_needs_it() {
+    #[derive(Clone)]
+    struct Registry;
+    impl Service for Registry {
+        const KEY: &'static str = "Registry";
+    }
+    let parts = vec![
+        Part::new("tool", "a", vec![Requirement::of::<Fs>()]),
+        Part::new("tool", "b", vec![Requirement::of::<Clock>()]),
+        Part::new(
+            "tool",
+            "c",
+            vec![Requirement::of::<Fs>(), Requirement::of::<Clock>()],
+        ),
+    ];
+    let node = Node::with_parts(Tier::Instance, parts, |_cx: Context, _s: Scope| async {
+        Ok(Registry)
+    });
+    let keys: Vec<_> = node.requires().iter().map(|r| r.key).collect();
+    assert_eq!(keys, ["Fs", "Clock"]);
+    let missing = Graph::new().with(node).with(fs_node());
+    let report = missing.validate(&[]).unwrap_err();
+    let clock = std::any::type_name::<Clock>();
+    assert_eq!(
+        report.to_string(),
+        format!(
+            "the service graph has 2 problems:\n  \
+             - tool `b` (via `Registry`, instance) needs `Clock` ({clock}), which nothing \
+             provides. Add a node for `Clock` to the graph, or provide it in the context this \
+             tier is built on.\n  \
+             - tool `c` (via `Registry`, instance) needs `Clock` ({clock}), which nothing \
+             provides. Add a node for `Clock` to the graph, or provide it in the context this \
+             tier is built on.\n"
+        )
+    );
+    let g = missing.with(Node::value(Tier::Global, Clock(1)));
+    let cx = g.build(&Context::new(), &Scope::new()).await.unwrap();
+    assert!(cx.get::<Registry>().is_ok());
+}

@@ -2,9 +2,9 @@
 
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashMap};
-use std::fmt;
 
 use crate::deps::Requirement;
+use crate::error::{Problem, ValidationReport};
 use crate::node::Node;
 use crate::service::{Service, Tier};
 
@@ -26,91 +26,6 @@ impl Available {
         }
     }
 }
-
-/// One reason the graph cannot be built.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Problem {
-    Missing {
-        consumer: &'static str,
-        tier: Tier,
-        needs: Requirement,
-    },
-    Duplicate {
-        key: &'static str,
-        type_name: &'static str,
-        count: usize,
-    },
-    Cycle {
-        path: Vec<&'static str>,
-    },
-    TierCrossing {
-        consumer: &'static str,
-        needs: &'static str,
-    },
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Problem::Missing {
-                consumer,
-                tier,
-                needs,
-            } => write!(
-                f,
-                "`{consumer}` ({tier}) needs `{}` ({}), which nothing provides. Add a node for \
-                 `{}` to the graph, or provide it in the context this tier is built on.",
-                needs.key, needs.type_name, needs.key
-            ),
-            Problem::Duplicate {
-                key,
-                type_name,
-                count,
-            } => write!(
-                f,
-                "`{key}` ({type_name}) is provided by {count} nodes. Keep one, or use \
-                 `Graph::replace` to swap the implementation."
-            ),
-            Problem::Cycle { path } => {
-                let chain: Vec<String> = path.iter().map(|k| format!("`{k}`")).collect();
-                write!(
-                    f,
-                    "dependency cycle: {}. Break it by removing one of these dependencies.",
-                    chain.join(" -> ")
-                )
-            }
-            Problem::TierCrossing { consumer, needs } => write!(
-                f,
-                "`{consumer}` (global) needs `{needs}`, which is an instance service: a global \
-                 service outlives every instance. Move `{consumer}` to the instance tier or drop \
-                 the dependency."
-            ),
-        }
-    }
-}
-
-/// Every problem found in one pass, each naming its consumer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ValidationReport {
-    pub problems: Vec<Problem>,
-}
-
-impl fmt::Display for ValidationReport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.problems.len();
-        writeln!(
-            f,
-            "the service graph has {n} problem{}:",
-            if n == 1 { "" } else { "s" }
-        )?;
-        for p in &self.problems {
-            writeln!(f, "  - {p}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ValidationReport {}
 
 pub(crate) fn validate(nodes: &[Node], external: &[Available]) -> Result<(), ValidationReport> {
     let mut problems = Vec::new();
@@ -136,11 +51,7 @@ pub(crate) fn validate(nodes: &[Node], external: &[Available]) -> Result<(), Val
                 (Some(ps), _) => Some(ps[0].tier()),
                 (None, Some(a)) => a.tier,
                 (None, None) => {
-                    problems.push(Problem::Missing {
-                        consumer: n.key(),
-                        tier: n.tier(),
-                        needs: *r,
-                    });
+                    problems.extend(missing(n, r));
                     continue;
                 }
             };
@@ -157,6 +68,27 @@ pub(crate) fn validate(nodes: &[Node], external: &[Available]) -> Result<(), Val
         Ok(())
     } else {
         Err(ValidationReport { problems })
+    }
+}
+
+/// `r` missing for `n`: one problem per part of `n` that needs it, or one for `n` itself.
+fn missing(n: &Node, r: &Requirement) -> Vec<Problem> {
+    let problem = |part| Problem::Missing {
+        consumer: n.key(),
+        part,
+        tier: n.tier(),
+        needs: *r,
+    };
+    let parts: Vec<Problem> = n
+        .parts()
+        .iter()
+        .filter(|p| p.requires.contains(r))
+        .map(|p| problem(Some(p.name)))
+        .collect();
+    if parts.is_empty() {
+        vec![problem(None)]
+    } else {
+        parts
     }
 }
 

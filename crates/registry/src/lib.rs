@@ -2,7 +2,8 @@
 //!
 //! - [`ToolRegistry`]: the instance's tools, initialised from the graph; its node's
 //!   requirements are every tool's, so graph validation checks the tools are complete.
-//! - [`surface`]: the advertised tools for a model (patch models, plan mode, hidden tools).
+//! - [`surface`]: the advertised tools for a model, from each tool's declared visibility,
+//!   effects and permission key (patch models, flags, backends, plan mode, hidden tools).
 //! - [`Runtime`] / [`Instance`]: the global tier once, an instance per directory.
 
 mod registry;
@@ -10,6 +11,6 @@ pub mod rules;
 mod runtime;
 pub mod surface;
 
-pub use registry::{ToolRegistry, production};
+pub use registry::{RegistryError, ToolRegistry, production};
 pub use runtime::{Instance, Runtime};
 pub use surface::{SurfaceSpec, is_patch_model};

@@ -1,12 +1,12 @@
-//! Which tools a model sees (spec §0.7): patch models get `apply_patch` instead of
-//! `edit`/`write`, `lsp` only behind its experimental flag, plan mode drops destructive tools,
-//! rules can hide tools.
+//! Which tools a model sees (spec §0.7), decided from what each tool declares: its visibility
+//! rule (patch models or not, behind a flag, when a backend is configured, never), its effects
+//! (plan mode drops destructive tools) and its permission key (rules can hide tools).
 
+use serde_json::Value;
+use strata_services::config::ConfigData;
+use strata_services::flags::{Flag, RuntimeFlags};
 use strata_services::permission::{Ruleset, hidden_tools};
-use strata_tools::ErasedTool;
-
-/// Tools registered but never advertised.
-const NEVER_ADVERTISED: &[&str] = &["invalid"];
+use strata_tools::{ErasedTool, Visibility};
 
 /// A patch model's API id contains `gpt-` and neither `oss` nor `gpt-4`.
 pub fn is_patch_model(model: &str) -> bool {
@@ -27,31 +27,84 @@ pub struct SurfaceSpec {
     pub plan_mode: bool,
     /// The agent's effective rules: a tool whose last matching rule is `* deny` is hidden.
     pub ruleset: Ruleset,
-    /// `STRATA_EXPERIMENTAL_LSP_TOOL` is on, so the `lsp` tool is shown.
-    pub experimental_lsp: bool,
+    /// The switches that are on (`RuntimeFlags::enabled`): a tool behind a flag needs its own.
+    pub flags: Vec<Flag>,
+    /// The configured backends (`ToolRegistry::configured_backends`): a tool that needs a
+    /// backend is shown only when it is here.
+    pub backends: Vec<&'static str>,
 }
 
 /// The advertised tools, in registration order.
 pub fn surface<'a>(tools: &'a [ErasedTool], spec: &SurfaceSpec) -> Vec<&'a ErasedTool> {
     let patch = is_patch_model(&spec.model);
-    let ids: Vec<&str> = tools.iter().map(|t| t.id).collect();
-    let hidden = hidden_tools(&ids, &spec.ruleset);
+    let keys: Vec<(&str, &str)> = tools.iter().map(|t| (t.id, t.permission)).collect();
+    let hidden = hidden_tools(&keys, &spec.ruleset);
     tools
         .iter()
-        .filter(|t| !NEVER_ADVERTISED.contains(&t.id))
-        .filter(|t| match t.id {
-            "edit" | "write" => !patch,
-            "apply_patch" => patch,
-            "lsp" => spec.experimental_lsp,
-            _ => true,
-        })
+        .filter(|t| shown(t.visibility, patch, spec))
         .filter(|t| !(spec.plan_mode && t.effects.destructive))
         .filter(|t| !hidden.iter().any(|h| h == t.id))
         .collect()
 }
 
+/// Whether a tool's visibility rule shows it for this model and spec.
+fn shown(visibility: Visibility, patch: bool, spec: &SurfaceSpec) -> bool {
+    match visibility {
+        Visibility::Always => true,
+        Visibility::PatchModels => patch,
+        Visibility::NonPatchModels => !patch,
+        Visibility::Flag(flag) => spec.flags.contains(&flag),
+        Visibility::Backend(name) => spec.backends.contains(&name),
+        Visibility::Never => false,
+    }
+}
+
+/// The backends that `tools` need and `config` (or the environment, through `flags`)
+/// configures, each once.
+pub fn configured_backends(
+    tools: &[ErasedTool],
+    config: &ConfigData,
+    flags: &RuntimeFlags,
+) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for t in tools {
+        if let Visibility::Backend(name) = t.visibility
+            && !out.contains(&name)
+            && backend_configured(config, flags, name)
+        {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Whether backend `name` is configured. `websearch` (spec §9) has its own typed section and
+/// environment variables (`WebsearchConfig::is_configured`). Any other backend: its `name`
+/// block sets `enabled`, or else gives a non-empty `url` or `apiKey`; an explicit
+/// `enabled: false` wins.
+pub fn backend_configured(config: &ConfigData, flags: &RuntimeFlags, name: &str) -> bool {
+    if name == "websearch" {
+        return config.websearch.is_configured(flags);
+    }
+    let Some(block) = config.raw.get(name).and_then(Value::as_object) else {
+        return false;
+    };
+    if let Some(enabled) = block.get("enabled").and_then(Value::as_bool) {
+        return enabled;
+    }
+    ["url", "apiKey"].iter().any(|k| {
+        block
+            .get(*k)
+            .and_then(Value::as_str)
+            .is_some_and(|v| !v.trim().is_empty())
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+    use strata_services::config::Config;
+
     use super::*;
 
     #[test]
@@ -61,5 +114,72 @@ mod tests {
         assert!(!is_patch_model("openai/gpt-4.1"));
         assert!(!is_patch_model("gpt-oss-120b"));
         assert!(!is_patch_model("anthropic/claude-sonnet-4"));
+    }
+
+    #[test]
+    fn a_backend_is_configured_by_enabled_or_an_endpoint_or_key() {
+        let none = RuntimeFlags::for_dirs("/d", "/c");
+        let configured_as = |name: &str, v: serde_json::Value, flags: &RuntimeFlags| {
+            let config = Config::from_value(v).unwrap();
+            backend_configured(&config, flags, name)
+        };
+        let configured = |v: serde_json::Value| configured_as("websearch", v, &none);
+        assert!(!configured(json!({})));
+        assert!(!configured(json!({"websearch": {}})));
+        assert!(!configured(json!({"other": {"enabled": true}})));
+        assert!(configured(json!({"websearch": {"enabled": true}})));
+        assert!(configured(
+            json!({"websearch": {"url": "http://127.0.0.1:9/mcp"}})
+        ));
+        assert!(configured(json!({"websearch": {"apiKey": "k"}})));
+        assert!(!configured(
+            json!({"websearch": {"enabled": false, "apiKey": "k"}})
+        ));
+        // `websearch` values of the wrong kind are config errors naming the key.
+        for bad in [
+            json!({"websearch": "on"}),
+            json!({"websearch": {"url": "  "}}),
+        ] {
+            let err = Config::from_value(bad).unwrap_err().to_string();
+            assert!(err.contains("`websearch"), "{err}");
+        }
+        // The environment configures `websearch` too.
+        let mut env = RuntimeFlags::for_dirs("/d", "/c");
+        env.exa_api_key = Some("k".into());
+        assert!(configured_as("websearch", json!({}), &env));
+        // Another backend is read from its own block.
+        let other = |v: serde_json::Value| configured_as("other", v, &none);
+        assert!(other(json!({"other": {"enabled": true}})));
+        assert!(other(json!({"other": {"url": "http://127.0.0.1:9"}})));
+        assert!(!other(json!({"other": "on"})));
+        assert!(!other(json!({"other": {"url": "  "}})));
+        assert!(!other(json!({"other": {"enabled": false, "apiKey": "k"}})));
+    }
+
+    #[test]
+    fn each_visibility_rule() {
+        let spec = |flags: Vec<Flag>, backends: Vec<&'static str>| SurfaceSpec {
+            flags,
+            backends,
+            ..SurfaceSpec::default()
+        };
+        let none = spec(vec![], vec![]);
+        assert!(shown(Visibility::Always, true, &none));
+        assert!(shown(Visibility::PatchModels, true, &none));
+        assert!(!shown(Visibility::PatchModels, false, &none));
+        assert!(shown(Visibility::NonPatchModels, false, &none));
+        assert!(!shown(Visibility::NonPatchModels, true, &none));
+        assert!(!shown(Visibility::Never, false, &none));
+        let lsp = Visibility::Flag(Flag::ExperimentalLspTool);
+        assert!(!shown(lsp, false, &none));
+        assert!(shown(
+            lsp,
+            false,
+            &spec(vec![Flag::ExperimentalLspTool], vec![])
+        ));
+        let search = Visibility::Backend("websearch");
+        assert!(!shown(search, false, &none));
+        assert!(!shown(search, false, &spec(vec![], vec!["other"])));
+        assert!(shown(search, false, &spec(vec![], vec!["websearch"])));
     }
 }

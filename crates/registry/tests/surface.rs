@@ -1,9 +1,12 @@
-//! The tool surface per model, mode and rules, from a real instance's registry.
+//! The tool surface per model, mode and rules, from a real instance's registry. Expected lists
+//! come from what `strata_tools::builtin()` declares; a few spot checks pin the behaviour.
 
 use serde_json::json;
-use strata_registry::{SurfaceSpec, ToolRegistry};
-use strata_services::permission::{Action, Rule};
+use strata_registry::{SurfaceSpec, ToolRegistry, is_patch_model};
+use strata_services::flags::{Flag, RuntimeFlags};
+use strata_services::permission::{Action, Rule, hidden_tools};
 use strata_testkit::TestInstance;
+use strata_tools::{Effects, Tool, ToolCx, ToolDef, ToolError, ToolResult, Visibility};
 
 fn ids(t: &TestInstance, spec: &SurfaceSpec) -> Vec<&'static str> {
     t.get::<ToolRegistry>()
@@ -18,8 +21,38 @@ fn spec(t: &TestInstance, model: &str) -> SurfaceSpec {
         model: model.into(),
         plan_mode: false,
         ruleset: t.ruleset(),
-        experimental_lsp: false,
+        flags: vec![],
+        backends: vec![],
     }
+}
+
+/// What `spec` should show, read from the built-in tools' declarations alone.
+fn expected(spec: &SurfaceSpec) -> Vec<&'static str> {
+    let patch = is_patch_model(&spec.model);
+    let defs = strata_tools::builtin();
+    let keys: Vec<(&str, &str)> = defs.iter().map(|d| (d.id, d.permission)).collect();
+    let hidden = hidden_tools(&keys, &spec.ruleset);
+    defs.iter()
+        .filter(|d| match d.visibility {
+            Visibility::Always => true,
+            Visibility::PatchModels => patch,
+            Visibility::NonPatchModels => !patch,
+            Visibility::Flag(f) => spec.flags.contains(&f),
+            Visibility::Backend(b) => spec.backends.contains(&b),
+            Visibility::Never => false,
+        })
+        .filter(|d| !(spec.plan_mode && d.effects.destructive))
+        .filter(|d| !hidden.iter().any(|h| h == d.id))
+        .map(|d| d.id)
+        .collect()
+}
+
+fn builtin_where(f: impl Fn(&ToolDef) -> bool) -> Vec<&'static str> {
+    strata_tools::builtin()
+        .into_iter()
+        .filter(|d| f(d))
+        .map(|d| d.id)
+        .collect()
 }
 
 #[tokio::test]
@@ -45,19 +78,63 @@ async fn patch_models_get_apply_patch_others_edit_and_write() {
             // `invalid` is registered but never advertised.
             assert!(t.get::<ToolRegistry>().get("invalid").is_some());
             assert!(!claude.contains(&"invalid"));
+            let never = builtin_where(|d| d.visibility == Visibility::Never);
+            assert!(never.contains(&"invalid"), "{never:?}");
+            for id in never {
+                assert!(t.get::<ToolRegistry>().get(id).is_some(), "{id}");
+                assert!(!claude.contains(&id) && !gpt.contains(&id), "{id}");
+            }
         })
         .await;
+}
+
+#[tokio::test]
+async fn every_surface_follows_the_declarations() {
+    TestInstance::builder()
+        .run(|t| async move {
+            let models = [
+                "anthropic/claude-sonnet-4",
+                "openai/gpt-5",
+                "openai/gpt-4.1",
+                "gpt-oss-20b",
+            ];
+            for model in models {
+                for plan_mode in [false, true] {
+                    for flags in [vec![], vec![Flag::ExperimentalLspTool]] {
+                        let s = SurfaceSpec {
+                            plan_mode,
+                            flags,
+                            ..spec(&t, model)
+                        };
+                        assert_eq!(ids(&t, &s), expected(&s), "{s:?}");
+                    }
+                }
+            }
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn the_file_changing_tools_share_the_edit_permission() {
+    let edit = builtin_where(|d| d.permission == "edit");
+    assert_eq!(edit, ["edit", "write", "apply_patch"]);
+    for d in strata_tools::builtin() {
+        assert!(d.permission == d.id || edit.contains(&d.id), "{d:?}");
+    }
 }
 
 #[tokio::test]
 async fn registration_order_is_kept() {
     TestInstance::builder()
         .run(|t| async move {
-            let claude = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
-            assert_eq!(
-                claude,
-                ["bash", "read", "glob", "grep", "edit", "write", "webfetch"]
-            );
+            let s = spec(&t, "anthropic/claude-sonnet-4");
+            let claude = ids(&t, &s);
+            assert_eq!(claude, expected(&s));
+            // The expected list keeps `builtin()` order: check it is that order, not a sort.
+            let order = builtin_where(|_| true);
+            let at = |id: &str| order.iter().position(|o| *o == id);
+            assert!(claude.windows(2).all(|w| at(w[0]) < at(w[1])), "{claude:?}");
+            assert!(claude.len() > 2, "{claude:?}");
         })
         .await;
 }
@@ -68,7 +145,12 @@ async fn plan_mode_drops_destructive_tools() {
         .run(|t| async move {
             let mut s = spec(&t, "anthropic/claude-sonnet-4");
             s.plan_mode = true;
-            assert_eq!(ids(&t, &s), ["read", "glob", "grep", "webfetch"]);
+            let planned = ids(&t, &s);
+            assert_eq!(planned, expected(&s));
+            assert!(planned.contains(&"read"), "{planned:?}");
+            for id in builtin_where(|d| d.effects.destructive) {
+                assert!(!planned.contains(&id), "{id} in {planned:?}");
+            }
         })
         .await;
 }
@@ -78,7 +160,9 @@ async fn a_star_deny_hides_a_tool_and_edit_covers_write() {
     TestInstance::builder()
         .config(json!({"permission": {"edit": "deny", "bash": {"*": "deny", "git *": "allow"}}}))
         .run(|t| async move {
-            let s = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
+            let claude = spec(&t, "anthropic/claude-sonnet-4");
+            let s = ids(&t, &claude);
+            assert_eq!(s, expected(&claude));
             assert!(!s.contains(&"edit") && !s.contains(&"write"), "{s:?}");
             // A narrower allow after the deny keeps bash visible.
             assert!(s.contains(&"bash"), "{s:?}");
@@ -92,7 +176,8 @@ async fn a_star_deny_hides_a_tool_and_edit_covers_write() {
                     model: "x".into(),
                     plan_mode: false,
                     ruleset: r,
-                    experimental_lsp: false,
+                    flags: vec![],
+                    backends: vec![],
                 },
             );
             assert!(!s.contains(&"grep"), "{s:?}");
@@ -119,22 +204,40 @@ async fn the_registry_node_requires_every_tools_services() {
     ] {
         assert!(keys.contains(&needed), "{needed} missing from {keys:?}");
     }
-    // Dropping a service a tool needs makes the whole graph fail validation, naming the tool
-    // registry as the consumer.
-    let mut without = strata_graph::Graph::new();
-    for n in g.nodes().iter().filter(|n| n.key() != "FileTime") {
-        without.add(n.clone());
+    for d in strata_tools::builtin() {
+        for r in d.requires() {
+            assert!(keys.contains(&r.key), "{} of `{}` missing", r.key, d.id);
+        }
     }
-    let report = without
+    // Dropping a service a tool needs makes the whole graph fail validation, naming the tool
+    // (via the registry) as the consumer.
+    let report = production_without("FileTime");
+    assert!(
+        report.contains("tool `write` (via `ToolRegistry`, instance) needs `FileTime`"),
+        "{report}"
+    );
+}
+
+/// The validation report of the production graph without the node for `key`.
+fn production_without(key: &str) -> String {
+    let mut without = strata_graph::Graph::new();
+    for n in strata_registry::production().nodes() {
+        if n.key() != key {
+            without.add(n.clone());
+        }
+    }
+    without
         .validate(&[strata_graph::Available::of::<
             strata_services::instance::InstanceSeed,
         >(strata_graph::Tier::Instance)])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        report.contains("`ToolRegistry` (instance) needs `FileTime`"),
-        "{report}"
-    );
+        .err()
+        .map(|report| report.to_string())
+        .unwrap_or_else(|| panic!("the graph without `{key}` validated"))
+}
+
+#[test]
+fn the_report_names_each_tool_that_needs_a_missing_service() {
+    insta::assert_snapshot!(production_without("FileTime"));
 }
 
 #[tokio::test]
@@ -144,7 +247,7 @@ async fn the_lsp_tool_shows_only_behind_its_flag() {
             let off = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
             assert!(!off.contains(&"lsp"), "{off:?}");
             let on = SurfaceSpec {
-                experimental_lsp: true,
+                flags: vec![Flag::ExperimentalLspTool],
                 ..spec(&t, "anthropic/claude-sonnet-4")
             };
             let on = ids(&t, &on);
@@ -152,4 +255,122 @@ async fn the_lsp_tool_shows_only_behind_its_flag() {
             assert_eq!(on.len(), off.len() + 1);
         })
         .await;
+}
+
+/// A tool that claims an id already taken, for the duplicate check.
+struct AnotherRead;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoParams {}
+
+impl Tool for AnotherRead {
+    const ID: &'static str = "read";
+    const EFFECTS: Effects = Effects::READ_ONLY;
+    type Params = NoParams;
+    type Deps = ();
+
+    fn init((): ()) -> Self {
+        AnotherRead
+    }
+
+    fn description(&self) -> String {
+        "Reads nothing.".into()
+    }
+
+    async fn execute(&self, _: NoParams, _cx: ToolCx) -> Result<ToolResult, ToolError> {
+        Ok(ToolResult::new("nothing", ""))
+    }
+}
+
+#[tokio::test]
+async fn a_duplicate_id_fails_the_registry_naming_both_definitions() {
+    TestInstance::builder()
+        .run(|t| async move {
+            let defs = vec![
+                ToolDef::of::<strata_tools::read::Read>(),
+                ToolDef::of::<strata_tools::glob::Glob>(),
+                ToolDef::of::<AnotherRead>(),
+            ];
+            let err = match ToolRegistry::from_context(t.context(), &defs) {
+                Ok(_) => panic!("two tools named `read` were accepted"),
+                Err(e) => e.to_string(),
+            };
+            assert!(err.contains("two tools have the id `read`"), "{err}");
+            assert!(err.contains("strata_tools::read::Read and "), "{err}");
+            assert!(err.contains("::AnotherRead."), "{err}");
+            // Through the graph, the registry node fails to build with the same message.
+            let g = strata_graph::Graph::new().with(ToolRegistry::node(defs));
+            let built = g
+                .build(t.context(), &strata_graph::Scope::new())
+                .await
+                .map(|_| ());
+            let err = built.unwrap_err().to_string();
+            assert!(
+                err.contains(
+                    "could not build service `ToolRegistry`: two tools have the id `read`"
+                ),
+                "{err}"
+            );
+            // Distinct ids build.
+            assert!(ToolRegistry::from_context(t.context(), &strata_tools::builtin()).is_ok());
+        })
+        .await;
+}
+
+/// A tool shown only while a `websearch` backend is configured.
+struct NeedsSearch;
+
+impl Tool for NeedsSearch {
+    const ID: &'static str = "search_example";
+    const VISIBILITY: Visibility = Visibility::Backend("websearch");
+    const EFFECTS: Effects = Effects::READ_ONLY;
+    type Params = NoParams;
+    type Deps = ();
+
+    fn init((): ()) -> Self {
+        NeedsSearch
+    }
+
+    fn description(&self) -> String {
+        "Searches nothing.".into()
+    }
+
+    async fn execute(&self, _: NoParams, _cx: ToolCx) -> Result<ToolResult, ToolError> {
+        Ok(ToolResult::new("nothing", ""))
+    }
+}
+
+/// The surface of a registry of `read` and [`NeedsSearch`] under `config`.
+async fn with_backend_tool(config: serde_json::Value) -> Vec<&'static str> {
+    let t = TestInstance::builder().config(config).build().await;
+    let defs = [
+        ToolDef::of::<strata_tools::read::Read>(),
+        ToolDef::of::<NeedsSearch>(),
+    ];
+    let registry = ToolRegistry::from_context(t.context(), &defs).unwrap_or_else(|e| panic!("{e}"));
+    let config = t.get::<strata_services::config::Config>();
+    let s = SurfaceSpec {
+        backends: registry.configured_backends(&config, &t.get::<RuntimeFlags>()),
+        ..spec(&t, "anthropic/claude-sonnet-4")
+    };
+    let shown = registry.surface(&s).iter().map(|x| x.id).collect();
+    t.dispose().await;
+    shown
+}
+
+#[tokio::test]
+async fn a_backend_tool_shows_only_when_config_configures_its_backend() {
+    assert_eq!(with_backend_tool(json!({})).await, ["read"]);
+    assert_eq!(
+        with_backend_tool(json!({"websearch": {"url": "http://127.0.0.1:9/mcp"}})).await,
+        ["read", "search_example"]
+    );
+    assert_eq!(
+        with_backend_tool(json!({"websearch": {"enabled": true}})).await,
+        ["read", "search_example"]
+    );
+    assert_eq!(
+        with_backend_tool(json!({"websearch": {"enabled": false, "apiKey": "k"}})).await,
+        ["read"]
+    );
 }

@@ -24,6 +24,13 @@ pub struct RuntimeFlags {
     pub exa_api_key: Option<String>,
 }
 
+/// A switch from the environment that a tool can be shown behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Flag {
+    /// `STRATA_EXPERIMENTAL_LSP_TOOL`.
+    ExperimentalLspTool,
+}
+
 impl strata_graph::Service for RuntimeFlags {
     const KEY: &'static str = "RuntimeFlags";
 }
@@ -87,6 +94,15 @@ impl RuntimeFlags {
             websearch_url: None,
             exa_api_key: None,
         }
+    }
+
+    /// The switches that are on.
+    pub fn enabled(&self) -> Vec<Flag> {
+        let mut on = Vec::new();
+        if self.experimental_lsp_tool {
+            on.push(Flag::ExperimentalLspTool);
+        }
+        on
     }
 
     /// Where Truncate saves full tool outputs: `<data dir>/tool-output`.
@@ -171,6 +187,13 @@ mod tests {
         assert_eq!(f.exa_api_key.as_deref(), Some("secret"));
         let f = flags(&[("STRATA_WEBSEARCH_URL", " "), ("EXA_API_KEY", "")]);
         assert_eq!((&f.websearch_url, &f.exa_api_key), (&None, &None));
+    }
+
+    #[test]
+    fn enabled_lists_the_switches_that_are_on() {
+        assert!(flags(&[]).enabled().is_empty());
+        let on = flags(&[("STRATA_EXPERIMENTAL_LSP_TOOL", "1")]);
+        assert_eq!(on.enabled(), [Flag::ExperimentalLspTool]);
     }
 
     #[test]

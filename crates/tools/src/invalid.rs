@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::contract::{Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::contract::{Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct InvalidParams {
@@ -16,6 +16,7 @@ pub struct Invalid;
 
 impl Tool for Invalid {
     const ID: &'static str = "invalid";
+    const VISIBILITY: Visibility = Visibility::Never;
     const EFFECTS: Effects = Effects::READ_ONLY;
     type Params = InvalidParams;
     type Deps = ();

@@ -22,6 +22,7 @@ pub mod write;
 
 pub use contract::{
     Ask, Attachment, Effects, ErasedTool, Tool, ToolCall, ToolCx, ToolDef, ToolError, ToolResult,
+    Visibility,
 };
 
 /// Every built-in tool, in registration order (spec §0.7). Adding a tool is one module and

@@ -10,7 +10,7 @@ use crate::common::bom::{split_bom, with_bom};
 use crate::common::diagnostics::MAX_OTHER_FILES;
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{Writer, WriterDeps};
-use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::unified_diff;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -29,6 +29,8 @@ pub struct Write {
 
 impl Tool for Write {
     const ID: &'static str = "write";
+    const PERMISSION: &'static str = "edit";
+    const VISIBILITY: Visibility = Visibility::NonPatchModels;
     const EFFECTS: Effects = Effects::WRITES;
     type Params = WriteParams;
     type Deps = WriterDeps;
@@ -79,7 +81,7 @@ impl Tool for Write {
         let shown = path.to_string_lossy().into_owned();
         let diff = unified_diff(&shown, &old, &content);
         cx.ask(
-            Ask::new("edit", vec![title.clone()], vec!["*".into()])
+            Ask::new(Self::PERMISSION, vec![title.clone()], vec!["*".into()])
                 .metadata(json!({"filepath": shown, "diff": diff})),
         )
         .await?;

@@ -13,6 +13,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
 use strata_registry::{SurfaceSpec, ToolRegistry};
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
 use strata_testkit::{FixtureServer, TestInstance};
 use strata_tools::{ToolError, ToolResult};
 
@@ -241,13 +243,14 @@ async fn bad_arguments_are_named() {
 }
 
 fn shown(t: &TestInstance) -> bool {
+    let registry = t.get::<ToolRegistry>();
     let spec = SurfaceSpec {
         model: "anthropic/claude-sonnet-4".into(),
-        plan_mode: false,
         ruleset: t.ruleset(),
-        experimental_lsp: false,
+        backends: registry.configured_backends(&t.get::<Config>(), &t.get::<RuntimeFlags>()),
+        ..SurfaceSpec::default()
     };
-    t.get::<ToolRegistry>()
+    registry
         .surface(&spec)
         .iter()
         .any(|tool| tool.id == "websearch")

@@ -114,7 +114,8 @@ impl Runner {
             model: self.model.id.clone(),
             plan_mode: false,
             ruleset,
-            experimental_lsp: s.flags.experimental_lsp_tool,
+            flags: s.flags.enabled(),
+            backends: s.registry.configured_backends(&s.config, &s.flags),
         };
         Ok(s.registry.surface(&spec).into_iter().cloned().collect())
     }

@@ -37,7 +37,8 @@ fn list(inst: &strata_registry::Instance, model: &str, format: Format) -> Result
         model: model.to_string(),
         plan_mode: false,
         ruleset,
-        experimental_lsp: flags.experimental_lsp_tool,
+        flags: flags.enabled(),
+        backends: registry.configured_backends(&config, &flags),
     };
     let surface = registry.surface(&spec);
     match format {

@@ -5,9 +5,6 @@ use std::path::{Path, PathBuf};
 use super::rules::{Action, Rule, Ruleset};
 use super::wildcard::wildcard_match;
 
-/// The permission under which the file-changing tools are checked.
-const EDIT_TOOLS: [&str; 3] = ["edit", "write", "apply_patch"];
-
 /// The `‹dir›/*` glob that covers everything under `dir` (backslashes turned into `/`).
 pub fn dir_glob(dir: &Path) -> String {
     let dir = dir.to_string_lossy().replace('\\', "/");
@@ -78,30 +75,20 @@ pub fn ensure_truncation_allow(mut rules: Ruleset, truncation_dir: &Path) -> Rul
     rules
 }
 
-/// The permission name a tool is checked under: `edit` for the file-changing tools, else its id.
-pub fn permission_for_tool(tool: &str) -> &str {
-    if EDIT_TOOLS.contains(&tool) {
-        "edit"
-    } else {
-        tool
-    }
-}
-
-/// The tools (from `tools`, in that order) to leave out of the model's list: those whose
+/// The tools to leave out of the model's list, from `tools` (pairs of a tool id and the
+/// permission it is checked under, as the tool declares it), in that order: those whose
 /// permission's last matching rule is a `deny` of pattern `*`. A later allow, a narrower
 /// pattern or an `ask` keeps a tool visible (its calls are then decided one by one).
-pub fn hidden_tools<S: AsRef<str>>(tools: &[S], rules: &[Rule]) -> Vec<String> {
+pub fn hidden_tools<S: AsRef<str>>(tools: &[(S, S)], rules: &[Rule]) -> Vec<String> {
     tools
         .iter()
-        .map(AsRef::as_ref)
-        .filter(|tool| {
-            let permission = permission_for_tool(tool);
+        .filter(|(_, permission)| {
             rules
                 .iter()
                 .rev()
-                .find(|r| wildcard_match(&r.permission, permission))
+                .find(|r| wildcard_match(&r.permission, permission.as_ref()))
                 .is_some_and(|r| r.pattern == "*" && r.action == Action::Deny)
         })
-        .map(str::to_string)
+        .map(|(tool, _)| tool.as_ref().to_string())
         .collect()
 }

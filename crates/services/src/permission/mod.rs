@@ -22,7 +22,6 @@ mod tests_service;
 
 pub use defaults::{
     build_agent_rules, default_rules, dir_glob, ensure_truncation_allow, hidden_tools,
-    permission_for_tool,
 };
 pub use error::PermissionError;
 pub use events::{AskRequest, PermissionEvent, Reply, Request, ToolRef};

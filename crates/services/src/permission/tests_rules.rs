@@ -291,7 +291,15 @@ fn dir_glob_normalises_separators() {
 
 // ---- Hidden tools ----
 
-const TOOLS: [&str; 6] = ["bash", "read", "edit", "write", "apply_patch", "glob"];
+/// Tool ids with the permission each declares (the file-changing tools share `edit`).
+const TOOLS: [(&str, &str); 6] = [
+    ("bash", "bash"),
+    ("read", "read"),
+    ("edit", "edit"),
+    ("write", "edit"),
+    ("apply_patch", "edit"),
+    ("glob", "glob"),
+];
 
 #[test]
 fn hidden_none_when_all_allowed() {
@@ -327,7 +335,10 @@ fn hidden_kept_for_narrow_pattern_ask_or_later_allow() {
 
 #[test]
 fn hidden_star_permission_deny_hides_all() {
-    assert_eq!(hidden_tools(&TOOLS, &[r("*", "*", Deny)]), TOOLS.to_vec());
+    assert_eq!(
+        hidden_tools(&TOOLS, &[r("*", "*", Deny)]),
+        TOOLS.map(|(id, _)| id).to_vec()
+    );
 }
 
 #[test]
@@ -342,7 +353,9 @@ fn hidden_specific_allow_after_wildcard_deny_shows_again() {
 
 #[test]
 fn hidden_with_owned_names() {
-    let names: Vec<String> = vec!["bash".into(), "webfetch".into()];
+    let names: Vec<(String, String)> = ["bash", "webfetch"]
+        .map(|n| (n.to_string(), n.to_string()))
+        .to_vec();
     assert_eq!(
         hidden_tools(&names, &[r("webfetch", "*", Deny)]),
         vec!["webfetch"]

@@ -16,7 +16,7 @@ use super::write::{Change, ChangeKind, write_all};
 use crate::common::bom::split_bom;
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{MAX_EDIT_BYTES, Writer, WriterDeps};
-use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::{line_counts, unified_diff};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -32,6 +32,8 @@ pub struct ApplyPatch {
 
 impl Tool for ApplyPatch {
     const ID: &'static str = "apply_patch";
+    const PERMISSION: &'static str = "edit";
+    const VISIBILITY: Visibility = Visibility::PatchModels;
     const EFFECTS: Effects = Effects::WRITES;
     type Params = ApplyPatchParams;
     type Deps = WriterDeps;
@@ -69,7 +71,7 @@ impl Tool for ApplyPatch {
         let diff_all: String = changes.iter().map(|c| format!("{}\n", c.diff)).collect();
         let files: Vec<Value> = changes.iter().map(|c| self.file_json(c)).collect();
         cx.ask(
-            Ask::new("edit", patterns.clone(), vec!["*".into()]).metadata(json!({
+            Ask::new(Self::PERMISSION, patterns.clone(), vec!["*".into()]).metadata(json!({
                 "filepath": patterns.join(", "),
                 "diff": diff_all,
                 "files": files,

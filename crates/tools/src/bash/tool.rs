@@ -222,7 +222,7 @@ impl Bash {
         }
         if !scan.patterns.is_empty() {
             cx.ask(
-                Ask::new("bash", scan.patterns, scan.always)
+                Ask::new(Self::PERMISSION, scan.patterns, scan.always)
                     .metadata(json!({ "command": command })),
             )
             .await?;

@@ -16,6 +16,7 @@ use super::error::ToolError;
 use super::result::ToolResult;
 use super::schema::wire_schema;
 use super::tool::{Tool, ToolService};
+use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
 use crate::layers::trace::TraceLayer;
@@ -31,7 +32,12 @@ pub struct ToolCall {
 #[derive(Clone, Copy)]
 pub struct ToolDef {
     pub id: &'static str,
+    /// The permission key the tool asks under ([`Tool::PERMISSION`]).
+    pub permission: &'static str,
+    pub visibility: Visibility,
     pub effects: Effects,
+    /// The Rust type that defines the tool, to tell two definitions apart in errors.
+    pub type_name: &'static str,
     requires: fn() -> Vec<Requirement>,
     schema: fn() -> Value,
     init: fn(&Context) -> Result<ErasedTool, Missing>,
@@ -39,7 +45,10 @@ pub struct ToolDef {
 
 impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolDef").field("id", &self.id).finish()
+        f.debug_struct("ToolDef")
+            .field("id", &self.id)
+            .field("type", &self.type_name)
+            .finish()
     }
 }
 
@@ -50,7 +59,10 @@ impl ToolDef {
     pub fn of<T: Tool>() -> Self {
         ToolDef {
             id: T::ID,
+            permission: T::PERMISSION,
+            visibility: T::VISIBILITY,
             effects: T::EFFECTS,
+            type_name: std::any::type_name::<T>(),
             requires: || {
                 let mut r = T::Deps::requires();
                 for l in LayerDeps::requires() {
@@ -98,6 +110,8 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
         .service(ToolService::new(tool));
     Ok(ErasedTool {
         id: T::ID,
+        permission: T::PERMISSION,
+        visibility: T::VISIBILITY,
         description,
         schema: Arc::new(wire_schema::<T::Params>()),
         effects: T::EFFECTS,
@@ -109,6 +123,8 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
 #[derive(Clone)]
 pub struct ErasedTool {
     pub id: &'static str,
+    pub permission: &'static str,
+    pub visibility: Visibility,
     pub description: String,
     pub schema: Arc<Value>,
     pub effects: Effects,

@@ -8,6 +8,7 @@ pub mod lenient;
 mod result;
 pub mod schema;
 mod tool;
+mod visibility;
 
 pub use cx::{Ask, MetadataUpdate, ToolCx, ToolCxBuilder};
 pub use def::{ErasedTool, ToolCall, ToolDef};
@@ -15,3 +16,4 @@ pub use effects::Effects;
 pub use error::ToolError;
 pub use result::{Attachment, ToolResult};
 pub use tool::{Decoded, Tool, ToolService};
+pub use visibility::Visibility;

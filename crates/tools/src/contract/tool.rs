@@ -13,14 +13,21 @@ use super::cx::ToolCx;
 use super::effects::Effects;
 use super::error::ToolError;
 use super::result::ToolResult;
+use super::visibility::Visibility;
 
-/// A built-in tool: an id, typed parameters, the services it needs, and the work.
+/// A built-in tool: an id, how it is asked for and shown, typed parameters, the services it
+/// needs, and the work.
 ///
 /// `init` receives exactly the services named in `Deps` (resolved from the graph) and returns
 /// the value whose `execute` does the work. Nothing else reaches a tool.
 pub trait Tool: Send + Sync + Sized + 'static {
-    /// The wire name (spec §0.7), also the permission key unless the tool says otherwise.
+    /// The wire name (spec §0.7).
     const ID: &'static str;
+    /// The permission the tool asks under and permission rules match: its id unless it shares
+    /// one (the file-changing tools all ask `edit`).
+    const PERMISSION: &'static str = Self::ID;
+    /// When the model is shown the tool.
+    const VISIBILITY: Visibility = Visibility::Always;
     const EFFECTS: Effects;
     type Params: DeserializeOwned + JsonSchema + Send + 'static;
     type Deps: Deps;

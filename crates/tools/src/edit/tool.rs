@@ -10,7 +10,7 @@ use super::replace::{detect_crlf, normalize_to, replace};
 use crate::common::bom::{BOM, split_bom, with_bom};
 use crate::common::external::{self, Kind};
 use crate::common::filewrite::{Writer, WriterDeps};
-use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::{line_counts, unified_diff};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -33,6 +33,8 @@ pub struct Edit {
 
 impl Tool for Edit {
     const ID: &'static str = "edit";
+    const PERMISSION: &'static str = "edit";
+    const VISIBILITY: Visibility = Visibility::NonPatchModels;
     const EFFECTS: Effects = Effects::WRITES;
     type Params = EditParams;
     type Deps = WriterDeps;
@@ -111,7 +113,7 @@ impl Tool for Edit {
         let shown_path = path.to_string_lossy().into_owned();
         let diff = unified_diff(&shown_path, &before, &after);
         cx.ask(
-            Ask::new("edit", vec![title.clone()], vec!["*".into()])
+            Ask::new(Self::PERMISSION, vec![title.clone()], vec!["*".into()])
                 .metadata(json!({"filepath": shown_path, "diff": diff})),
         )
         .await?;

@@ -45,7 +45,7 @@ impl Tool for Glob {
 
     async fn execute(&self, p: GlobParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
         cx.ask(
-            Ask::new("glob", vec![p.pattern.clone()], vec!["*".into()])
+            Ask::new(Self::PERMISSION, vec![p.pattern.clone()], vec!["*".into()])
                 .metadata(json!({"pattern": p.pattern, "path": p.path})),
         )
         .await?;

@@ -48,7 +48,7 @@ impl Tool for Grep {
             ));
         }
         cx.ask(
-            Ask::new("grep", vec![p.pattern.clone()], vec!["*".into()])
+            Ask::new(Self::PERMISSION, vec![p.pattern.clone()], vec!["*".into()])
                 .metadata(json!({"pattern": p.pattern, "path": p.path, "include": p.include})),
         )
         .await?;

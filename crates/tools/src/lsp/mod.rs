@@ -4,12 +4,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Value, json};
+use strata_services::flags::Flag;
 use strata_services::fs::FsUtil;
 use strata_services::instance::InstanceInfo;
 use strata_services::lsp::{Calls, Lsp, file_uri};
 
 use crate::common::external::{self, Kind};
-use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 
 /// The request to make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -80,6 +81,7 @@ pub struct LspTool {
 
 impl Tool for LspTool {
     const ID: &'static str = "lsp";
+    const VISIBILITY: Visibility = Visibility::Flag(Flag::ExperimentalLspTool);
     const EFFECTS: Effects = Effects::READ_ONLY;
     type Params = LspParams;
     type Deps = (InstanceInfo, FsUtil, Lsp);
@@ -109,7 +111,7 @@ impl Tool for LspTool {
                 format!("{op} {rel}:{}:{}", p.line, p.character),
             ),
         };
-        cx.ask(Ask::new("lsp", vec!["*".into()], vec!["*".into()]).metadata(metadata))
+        cx.ask(Ask::new(Self::PERMISSION, vec!["*".into()], vec!["*".into()]).metadata(metadata))
             .await?;
         let exists = self
             .fs

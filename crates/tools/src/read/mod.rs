@@ -84,8 +84,12 @@ impl Tool for Read {
         if !cx.bypass_cwd_check {
             external::check(&cx, &self.info, &self.fs, &path, kind).await?;
         }
-        cx.ask(Ask::new("read", vec![title.clone()], vec!["*".into()]))
-            .await?;
+        cx.ask(Ask::new(
+            Self::PERMISSION,
+            vec![title.clone()],
+            vec!["*".into()],
+        ))
+        .await?;
         let Some(meta) = stat else {
             return Err(self.not_found(&path).await);
         };

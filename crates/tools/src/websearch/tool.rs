@@ -11,7 +11,7 @@ use strata_services::flags::RuntimeFlags;
 use strata_services::http::{HttpClient, HttpError, RequestOptions};
 
 use super::reply::{Reply, parse_reply};
-use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 
 /// The limit for the whole exchange with the search endpoint.
 pub const TIMEOUT: Duration = Duration::from_secs(25);
@@ -64,6 +64,7 @@ pub struct Websearch {
 
 impl Tool for Websearch {
     const ID: &'static str = "websearch";
+    const VISIBILITY: Visibility = Visibility::Backend("websearch");
     const EFFECTS: Effects = Effects {
         read_only: true,
         destructive: false,
