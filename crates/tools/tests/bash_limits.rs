@@ -278,3 +278,42 @@ async fn small_output_is_not_truncated_and_saves_nothing() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn the_tool_output_config_limits_apply_to_bash() {
+    TestInstance::builder()
+        .config(json!({"tool_output": {"max_lines": 5}}))
+        .run(|t| async move {
+            let r = t
+                .call("bash", json!({"command": "seq 1 20"}))
+                .await
+                .unwrap();
+            assert_eq!(r.metadata["truncated"], true);
+            let path = r.metadata["outputPath"].as_str().unwrap().to_string();
+            let lines: Vec<&str> = r.output.split('\n').collect();
+            assert!(lines[0].contains("truncated"), "{}", lines[0]);
+            assert!(lines[2].contains(&path), "{}", lines[2]);
+            // Five pieces: the last four numbers and the empty piece after the final newline.
+            assert_eq!(lines[4..], ["17", "18", "19", "20", ""], "{}", r.output);
+            let saved = std::fs::read_to_string(&path).unwrap();
+            let all: String = (1..=20).map(|i| format!("{i}\n")).collect();
+            assert_eq!(saved, all, "the saved file holds the whole output");
+            insta::with_settings!({filters => vec![SAVED_FILE]}, {
+                insta::assert_snapshot!("config_limited_output", r.output);
+            });
+            let description = {
+                use strata_tools::Tool;
+                strata_tools::bash::Bash::init((
+                    t.get(),
+                    t.get(),
+                    t.get(),
+                    t.get(),
+                    t.get(),
+                    t.get(),
+                ))
+                .description()
+            };
+            assert!(description.contains("longer than 5 lines"), "{description}");
+        })
+        .await;
+}

@@ -454,11 +454,12 @@ async fn a_rejected_ask_changes_nothing() {
 #[tokio::test]
 async fn running_metadata_streams_the_diff() {
     TestInstance::builder()
+        .config(json!({"tools": {"read_before_edit": false}}))
         .file("s.txt", "before\n")
         .run(|t| async move {
             let (tx, mut rx) =
                 tokio::sync::mpsc::unbounded_channel::<strata_tools::contract::MetadataUpdate>();
-            let cx = t.cx().read_before_edit(false).metadata_sink(tx).build();
+            let cx = t.cx().metadata_sink(tx).build();
             let r = t
                 .call_with(
                     "edit",

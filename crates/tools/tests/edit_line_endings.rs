@@ -45,9 +45,10 @@ async fn run_case(
     let mut out = String::new();
     let result = &mut out;
     TestInstance::builder()
+        .config(json!({"tools": {"read_before_edit": false}}))
         .file("f.txt", content)
         .run(|t| async move {
-            let cx = t.cx().read_before_edit(false).build();
+            let cx = t.cx().build();
             t.call_with(
                 "edit",
                 json!({"filePath": "f.txt", "oldString": old, "newString": new,

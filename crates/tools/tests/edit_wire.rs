@@ -77,9 +77,9 @@ async fn wire_schemas_and_effects() {
 }
 
 /// `Ok` when decoding passed (the tool may still fail for its own reasons), `Err(detail)` on
-/// InvalidArguments naming `tool`.
+/// InvalidArguments naming `tool`. The instances have the read-before-edit check off.
 async fn decode(t: &TestInstance, tool: &str, input: &str) -> Result<(), String> {
-    let cx = t.cx().read_before_edit(false).build();
+    let cx = t.cx().build();
     match call_raw(t, tool, input, cx).await {
         Err(ToolError::InvalidArguments {
             tool: named,
@@ -114,6 +114,7 @@ async fn rejects(t: &TestInstance, tool: &str, input: &str, words: &[&str]) {
 #[tokio::test]
 async fn edit_decoding() {
     TestInstance::builder()
+        .config(json!({"tools": {"read_before_edit": false}}))
         .file("a.txt", "alpha\n")
         .run(|t| async move {
             let base = r#""filePath": "a.txt", "oldString": "alpha", "newString""#;
@@ -175,6 +176,7 @@ async fn edit_decoding() {
 #[tokio::test]
 async fn write_decoding() {
     TestInstance::builder()
+        .config(json!({"tools": {"read_before_edit": false}}))
         .run(|t| async move {
             accepts(&t, "write", r#"{"filePath": "w.txt", "content": "x"}"#).await;
             accepts(
@@ -207,6 +209,7 @@ async fn write_decoding() {
 #[tokio::test]
 async fn apply_patch_decoding() {
     TestInstance::builder()
+        .config(json!({"tools": {"read_before_edit": false}}))
         .run(|t| async move {
             let text = "*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch";
             accepts(&t, "apply_patch", &json!({"patchText": text}).to_string()).await;

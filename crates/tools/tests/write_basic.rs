@@ -267,10 +267,11 @@ async fn unread_or_stale_file_is_not_overwritten() {
 #[tokio::test]
 async fn write_through_a_symlink_keeps_the_link() {
     TestInstance::builder()
+        .config(json!({"tools": {"read_before_edit": false}}))
         .file("real.txt", "real\n")
         .run(|t| async move {
             std::os::unix::fs::symlink(t.path("real.txt"), t.path("link.txt")).unwrap();
-            let cx = t.cx().read_before_edit(false).build();
+            let cx = t.cx().build();
             t.call_with(
                 "write",
                 json!({"filePath": "link.txt", "content": "through\n"}),

@@ -27,7 +27,6 @@ pub struct CallEnv<'a> {
     pub ruleset: &'a Ruleset,
     pub agent: &'a str,
     pub model: &'a str,
-    pub read_before_edit: bool,
     /// `experimental.continue_loop_on_deny`: a refusal does not stop the turn.
     pub continue_on_deny: bool,
     pub doom: &'a Mutex<DoomGuard>,
@@ -165,7 +164,6 @@ pub async fn execute(env: &CallEnv<'_>, p: Prepared) -> Result<CallOutcome, Stor
         .model(env.model)
         .abort(env.cancel.child_token())
         .metadata_sink(meta_tx)
-        .read_before_edit(env.read_before_edit)
         .permission(env.permission.clone(), env.ruleset.clone())
         .build();
     // Cancellation reaches the tool through `abort`; the wrapper's cancel layer ends the call

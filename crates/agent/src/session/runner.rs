@@ -38,8 +38,6 @@ pub struct RunOptions {
     /// Wait before retry `n` is `n × retry_delay`, or what the server asked for when longer
     /// (at most [`MAX_SERVER_WAIT`]).
     pub retry_delay: Duration,
-    /// `edit`/`write` refuse files this session has not read (unless the config turns it off).
-    pub read_before_edit: bool,
 }
 
 impl Default for RunOptions {
@@ -49,7 +47,6 @@ impl Default for RunOptions {
             max_steps: 50,
             max_retries: 2,
             retry_delay: Duration::from_millis(500),
-            read_before_edit: true,
         }
     }
 }
@@ -178,8 +175,6 @@ impl Runner {
             ruleset: &ruleset,
             agent: &opts.agent,
             model: &self.model.api_model,
-            // Config `tools.read_before_edit = false` turns the check off (spec §18 a).
-            read_before_edit: opts.read_before_edit && s.config.tools.read_before_edit,
             continue_on_deny: s.config.experimental.continue_loop_on_deny,
             doom: &doom,
             cancel: &cancel,

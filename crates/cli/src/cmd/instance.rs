@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use strata_graph::Graph;
 use strata_registry::{Instance, Runtime};
 
 /// The project directory: `--dir`, else the current directory.
@@ -15,10 +16,13 @@ pub fn project_dir(dir: Option<PathBuf>) -> Result<PathBuf, String> {
 
 /// The production runtime and an instance for `dir`, or a message saying what failed.
 pub async fn open(dir: Option<PathBuf>) -> Result<(Runtime, Instance), String> {
+    open_with(dir, strata_registry::production()).await
+}
+
+/// Like [`open`], on a production graph the command has adjusted.
+pub async fn open_with(dir: Option<PathBuf>, graph: Graph) -> Result<(Runtime, Instance), String> {
     let dir = project_dir(dir)?;
-    let runtime = Runtime::start(strata_registry::production())
-        .await
-        .map_err(|e| e.to_string())?;
+    let runtime = Runtime::start(graph).await.map_err(|e| e.to_string())?;
     let instance = runtime.instance(&dir).await.map_err(|e| e.to_string())?;
     Ok((runtime, instance))
 }

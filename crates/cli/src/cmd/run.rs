@@ -109,7 +109,6 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
     let frontend = tokio::spawn(frontend.drive(events));
     let options = RunOptions {
         max_steps: args.max_steps,
-        read_before_edit: true,
         ..RunOptions::default()
     };
     let model = Model {

@@ -1,10 +1,12 @@
 //! `strata tool NAME 'JSON'`: one tool, once, through the full wrapper, as a one-shot session.
-//! Read-before-edit is off here: a person at the command line knows what they edit.
+//! Read-before-edit is off here (FileTime built unchecked): a person at the command line knows
+//! what they edit.
 
 use serde_json::json;
 use strata_registry::ToolRegistry;
 use strata_registry::rules::agent_ruleset;
 use strata_services::config::Config;
+use strata_services::file_time::FileTime;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::Permission;
 use strata_tools::ToolCx;
@@ -22,7 +24,12 @@ pub async fn tool(args: ToolArgs) -> u8 {
         );
         return 2;
     }
-    let (runtime, inst) = match instance::open(args.dir.clone()).await {
+    let mut graph = strata_registry::production();
+    if let Err(e) = graph.replace::<FileTime>(FileTime::node_unchecked()) {
+        eprintln!("strata: {e}");
+        return 1;
+    }
+    let (runtime, inst) = match instance::open_with(args.dir.clone(), graph).await {
         Ok(x) => x,
         Err(e) => {
             eprintln!("strata: {e}");
@@ -64,7 +71,6 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
     let session = format!("ses_cli_{}", std::process::id());
     let cx = ToolCx::builder(session)
         .agent("build")
-        .read_before_edit(false)
         .permission(permission, ruleset)
         .build();
     let result = tool.call(args.args.clone(), cx).await;

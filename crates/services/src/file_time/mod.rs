@@ -106,6 +106,14 @@ impl FileTime {
         )
     }
 
+    /// The instance-tier node with the check off whatever the config says: the one-shot
+    /// `strata tool` command, where a person at the command line knows what they edit.
+    pub fn node_unchecked() -> Node {
+        Node::new(Tier::Instance, |(): (), _scope: Scope| async move {
+            Ok::<_, BoxError>(FileTime::new(false))
+        })
+    }
+
     pub fn enabled(&self) -> bool {
         self.inner.enabled
     }

@@ -271,3 +271,23 @@ async fn node_reads_read_before_edit_from_config() {
         scope.close().await;
     }
 }
+
+#[tokio::test]
+async fn the_unchecked_node_is_off_whatever_the_config_says() {
+    use strata_graph::{Context, Graph, Scope};
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(&dir, "never-read.txt", "x");
+    let base = Context::new().with(Config::from_value(serde_json::json!({})).unwrap());
+    let scope = Scope::new();
+    let cx = Graph::new()
+        .with(FileTime::node_unchecked())
+        .build(&base, &scope)
+        .await
+        .unwrap();
+    let ft = cx.get::<FileTime>().unwrap();
+    assert!(!ft.enabled());
+    ft.assert_fresh("s", &path, stat(&path), hash_file(path.clone()))
+        .await
+        .unwrap();
+    scope.close().await;
+}

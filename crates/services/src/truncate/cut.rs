@@ -76,6 +76,27 @@ pub fn cut(text: &str, max_lines: usize, max_bytes: usize, direction: Direction)
     }
 }
 
+/// The end of `text` within the limits, for output whose end matters most (bash, spec §7.3):
+/// the whole lines [`cut`] keeps from the tail, or, when even the last line alone is over
+/// `max_bytes`, that line's final `max_bytes` bytes moved forward to a character boundary.
+/// `true` when it cut.
+pub fn tail(text: &str, max_lines: usize, max_bytes: usize) -> (String, bool) {
+    if fits(text, max_lines, max_bytes) {
+        return (text.to_string(), false);
+    }
+    let kept = cut(text, max_lines, max_bytes, Direction::Tail);
+    if !kept.preview.is_empty() {
+        return (kept.preview, true);
+    }
+    // Nothing whole fits (or only an empty last line, which this gives back as well).
+    let last = text.rsplit('\n').next().unwrap_or_default();
+    let mut start = last.len().saturating_sub(max_bytes);
+    while !last.is_char_boundary(start) {
+        start += 1;
+    }
+    (last[start..].to_string(), true)
+}
+
 /// The marker line, e.g. `...90 lines truncated...`.
 pub fn marker(removed: usize, unit: Unit) -> String {
     format!("...{removed} {} truncated...", unit.as_str())
@@ -152,6 +173,27 @@ mod tests {
         assert_eq!(c.preview, "");
         assert_eq!((c.removed, c.unit), (1000, Unit::Bytes));
         assert_eq!(marker(c.removed, c.unit), "...1000 bytes truncated...");
+    }
+
+    #[test]
+    fn tail_by_lines_and_bytes() {
+        let text: String = (1..=10)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(tail(&text, 3, 1000), ("8\n9\n10".to_string(), true));
+        assert_eq!(tail(&text, 100, 4), ("9\n10".to_string(), true));
+        assert_eq!(tail(&text, 100, 3), ("10".to_string(), true));
+        assert_eq!(tail("small", 10, 100), ("small".to_string(), false));
+    }
+
+    #[test]
+    fn tail_of_one_huge_line_lands_on_a_char_boundary() {
+        let text = "é".repeat(100);
+        let (t, cut) = tail(&text, 10, 51);
+        assert!(cut);
+        assert!(t.len() <= 51);
+        assert!(t.chars().all(|c| c == 'é'));
     }
 
     #[test]

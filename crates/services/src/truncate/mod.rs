@@ -31,6 +31,29 @@ pub const FIRST_CLEANUP: Duration = Duration::from_secs(60);
 /// Delay between later cleanups.
 pub const CLEANUP_EVERY: Duration = Duration::from_secs(60 * 60);
 
+/// One output's line and byte budget (spec §0.6): the configured `tool_output` limits where
+/// set, else [`MAX_LINES`] and [`MAX_BYTES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub max_lines: usize,
+    pub max_bytes: usize,
+}
+
+impl Limits {
+    pub fn new(max_lines: Option<usize>, max_bytes: Option<usize>) -> Self {
+        Self {
+            max_lines: max_lines.unwrap_or(MAX_LINES),
+            max_bytes: max_bytes.unwrap_or(MAX_BYTES),
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self::new(None, None)
+    }
+}
+
 /// How to cut one output. Unset limits fall back to [`MAX_LINES`] and [`MAX_BYTES`].
 #[derive(Debug, Clone, Default)]
 pub struct TruncateOptions {
@@ -133,8 +156,10 @@ impl Truncate {
     /// Returns `text` unchanged when it fits, else a preview with a marker and a hint pointing
     /// at the saved full text.
     pub fn output(&self, text: &str, opts: TruncateOptions) -> Result<Truncated, TruncateError> {
-        let max_lines = opts.max_lines.unwrap_or(MAX_LINES);
-        let max_bytes = opts.max_bytes.unwrap_or(MAX_BYTES);
+        let Limits {
+            max_lines,
+            max_bytes,
+        } = Limits::new(opts.max_lines, opts.max_bytes);
         if cut::fits(text, max_lines, max_bytes) {
             return Ok(Truncated {
                 content: text.to_string(),
@@ -150,6 +175,12 @@ impl Truncate {
             truncated: true,
             output_path: Some(path),
         })
+    }
+
+    /// The end of `text` within `limits`, for a tool that shows the end of its output and
+    /// saves the whole itself (bash, spec §7.3); `true` when it cut. See [`cut::tail`].
+    pub fn tail(&self, text: &str, limits: Limits) -> (String, bool) {
+        cut::tail(text, limits.max_lines, limits.max_bytes)
     }
 
     /// A new, empty saved-output file open for appending.

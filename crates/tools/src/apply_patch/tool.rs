@@ -206,12 +206,7 @@ impl ApplyPatch {
         }
         match self.w.fs.stat(path).await {
             Ok(Some(m)) if m.kind == FileKind::File => {
-                let bytes = self
-                    .w
-                    .fs
-                    .read(path, MAX_EDIT_BYTES)
-                    .await
-                    .map_err(|e| ToolError::model(e.to_string()))?;
+                let bytes = self.w.fs.read(path, MAX_EDIT_BYTES).await?;
                 Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
             }
             _ => Ok(None),

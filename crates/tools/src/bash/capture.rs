@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use strata_services::truncate::{OutputFile, Truncate};
+use strata_services::truncate::{Limits, OutputFile, Truncate};
 
-use super::output::{Ring, preview, tail};
+use super::output::{Ring, preview};
 
 /// Where the complete output ended up, when it was cut.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,22 +34,22 @@ pub struct Captured {
 /// Collects output chunks.
 pub struct Capture {
     truncate: Truncate,
-    max_lines: usize,
-    max_bytes: usize,
+    limits: Limits,
     ring: Ring,
-    /// The whole output so far, until it grows past `max_bytes`.
+    /// The whole output so far, until it grows past the byte limit.
     whole: Option<Vec<u8>>,
     file: Option<OutputFile>,
     save_error: Option<String>,
 }
 
 impl Capture {
-    pub fn new(truncate: Truncate, max_lines: usize, max_bytes: usize) -> Self {
+    /// Output over `limits` (config `tool_output`, else the Truncate defaults) is cut at the
+    /// end and saved whole.
+    pub fn new(truncate: Truncate, limits: Limits) -> Self {
         Self {
             truncate,
-            max_lines,
-            max_bytes,
-            ring: Ring::new(max_bytes),
+            limits,
+            ring: Ring::new(limits.max_bytes),
             whole: Some(Vec::new()),
             file: None,
             save_error: None,
@@ -67,7 +67,7 @@ impl Capture {
         }
         if let Some(whole) = &mut self.whole {
             whole.extend_from_slice(chunk);
-            if whole.len() > self.max_bytes {
+            if whole.len() > self.limits.max_bytes {
                 self.spill();
             }
         }
@@ -82,7 +82,7 @@ impl Capture {
     /// saved yet.
     pub fn finish(mut self) -> Captured {
         let text = self.ring.text();
-        let (tail, tail_cut) = tail(&text, self.max_lines, self.max_bytes);
+        let (tail, tail_cut) = self.truncate.tail(&text, self.limits);
         let cut = tail_cut || self.ring.dropped || self.file.is_some() || self.save_error.is_some();
         if cut && self.file.is_none() && self.save_error.is_none() {
             self.spill();
@@ -134,6 +134,13 @@ mod tests {
         Truncate::new(dir.to_path_buf(), Clock::live())
     }
 
+    fn limits(max_lines: usize, max_bytes: usize) -> Limits {
+        Limits {
+            max_lines,
+            max_bytes,
+        }
+    }
+
     fn files(dir: &std::path::Path) -> usize {
         std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
     }
@@ -141,7 +148,7 @@ mod tests {
     #[test]
     fn small_output_stays_in_memory() {
         let dir = tempfile::tempdir().unwrap();
-        let mut c = Capture::new(truncate(dir.path()), 10, 100);
+        let mut c = Capture::new(truncate(dir.path()), limits(10, 100));
         c.push(b"hello\n");
         c.push(b"world\n");
         assert_eq!(c.preview(), "hello\nworld\n");
@@ -155,7 +162,7 @@ mod tests {
     #[test]
     fn too_many_lines_are_saved_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let mut c = Capture::new(truncate(dir.path()), 3, 1000);
+        let mut c = Capture::new(truncate(dir.path()), limits(3, 1000));
         c.push(b"1\n2\n3\n4\n5");
         let done = c.finish();
         assert!(done.cut);
@@ -169,7 +176,7 @@ mod tests {
     #[test]
     fn big_output_spills_and_the_file_is_complete() {
         let dir = tempfile::tempdir().unwrap();
-        let mut c = Capture::new(truncate(dir.path()), 5, 64);
+        let mut c = Capture::new(truncate(dir.path()), limits(5, 64));
         let mut all = String::new();
         for i in 0..1000 {
             let line = format!("line {i}\n");
@@ -192,7 +199,7 @@ mod tests {
         // A file where the output directory should be: creating it fails.
         let blocked = dir.path().join("blocked");
         std::fs::write(&blocked, "").unwrap();
-        let mut c = Capture::new(truncate(&blocked), 5, 16);
+        let mut c = Capture::new(truncate(&blocked), limits(5, 16));
         c.push(b"0123456789abcdef0123456789\n");
         c.push(b"more\n");
         let done = c.finish();

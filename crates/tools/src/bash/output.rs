@@ -1,5 +1,6 @@
-//! What the shell printed, kept within memory bounds (spec §7.3): a ring of recent chunks, the
-//! running preview, and the final tail cut. Pure: the tool does the file IO.
+//! What the shell printed, kept within memory bounds (spec §7.3): a ring of recent chunks and
+//! the running preview. Pure: the tool does the file IO, and the final tail cut is the Truncate
+//! service's.
 
 use std::collections::VecDeque;
 
@@ -58,34 +59,6 @@ pub fn preview(text: &str) -> String {
     format!("...\n\n{}", &text[start..])
 }
 
-/// The end of `text` within `max_lines` lines and `max_bytes` bytes; `true` when it cut.
-pub fn tail(text: &str, max_lines: usize, max_bytes: usize) -> (String, bool) {
-    let lines: Vec<&str> = text.split('\n').collect();
-    if lines.len() <= max_lines && text.len() <= max_bytes {
-        return (text.to_string(), false);
-    }
-    let mut kept = 0usize;
-    let mut bytes = 0usize;
-    for line in lines.iter().rev() {
-        let add = line.len() + usize::from(kept > 0);
-        if kept >= max_lines || bytes + add > max_bytes {
-            break;
-        }
-        bytes += add;
-        kept += 1;
-    }
-    if kept == 0 {
-        // Even the last line alone is too long: keep its end, on a character boundary.
-        let last = lines.last().copied().unwrap_or_default();
-        let mut start = last.len().saturating_sub(max_bytes);
-        while !last.is_char_boundary(start) {
-            start += 1;
-        }
-        return (last[start..].to_string(), true);
-    }
-    (lines[lines.len() - kept..].join("\n"), true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,26 +81,5 @@ mod tests {
         assert!(p.starts_with("...\n\n"));
         assert_eq!(p.len(), PREVIEW_CHARS + 5);
         assert_eq!(preview("short"), "short");
-    }
-
-    #[test]
-    fn tail_by_lines_and_bytes() {
-        let text: String = (1..=10)
-            .map(|i| i.to_string())
-            .collect::<Vec<_>>()
-            .join("\n");
-        assert_eq!(tail(&text, 3, 1000), ("8\n9\n10".to_string(), true));
-        assert_eq!(tail(&text, 100, 4), ("9\n10".to_string(), true));
-        assert_eq!(tail(&text, 100, 3), ("10".to_string(), true));
-        assert_eq!(tail("small", 10, 100), ("small".to_string(), false));
-    }
-
-    #[test]
-    fn tail_of_one_huge_line_lands_on_a_char_boundary() {
-        let text = "é".repeat(100);
-        let (t, cut) = tail(&text, 10, 51);
-        assert!(cut);
-        assert!(t.len() <= 51);
-        assert!(t.chars().all(|c| c == 'é'));
     }
 }

@@ -13,7 +13,7 @@ use strata_services::flags::RuntimeFlags;
 use strata_services::fs::{FileKind, FsUtil, to_slash};
 use strata_services::instance::InstanceInfo;
 use strata_services::process::{ChildProcessSpawner, CommandSpec, Outcome, ProcessError};
-use strata_services::truncate::{MAX_BYTES, MAX_LINES, Truncate};
+use strata_services::truncate::{Limits, Truncate};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -56,6 +56,8 @@ pub struct Bash {
     fs: FsUtil,
     spawner: ChildProcessSpawner,
     truncate: Truncate,
+    /// Config `tool_output`, the limits the Truncate layer applies to every other tool.
+    limits: Limits,
     shell: Shell,
     default_timeout_ms: u64,
     scratch_dir: PathBuf,
@@ -91,6 +93,7 @@ impl Tool for Bash {
             shell: Shell::detect(config.shell.as_deref(), &|p| fs.is_executable(p)),
             default_timeout_ms: flags.bash_default_timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
             scratch_dir: flags.temp_dir.join("strata"),
+            limits: Limits::new(config.tool_output.max_lines, config.tool_output.max_bytes),
             info,
             fs,
             spawner,
@@ -106,8 +109,8 @@ impl Tool for Bash {
             .replace("{directory}", &self.info.directory.display().to_string())
             .replace("{scratch}", &self.scratch_dir.display().to_string())
             .replace("{timeout_ms}", &self.default_timeout_ms.to_string())
-            .replace("{max_lines}", &MAX_LINES.to_string())
-            .replace("{max_bytes}", &MAX_BYTES.to_string())
+            .replace("{max_lines}", &self.limits.max_lines.to_string())
+            .replace("{max_bytes}", &self.limits.max_bytes.to_string())
     }
 
     async fn execute(&self, p: BashParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
@@ -149,7 +152,7 @@ impl Tool for Bash {
         }
 
         let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&cwd);
-        let mut capture = Capture::new(self.truncate.clone(), MAX_LINES, MAX_BYTES);
+        let mut capture = Capture::new(self.truncate.clone(), self.limits);
         let outcome = run(
             &self.spawner,
             spec,
@@ -201,7 +204,7 @@ impl Bash {
                 cwd.display()
             ))),
             Ok(None) => Err(missing_workdir(cwd)),
-            Err(e) => Err(ToolError::model(e.to_string())),
+            Err(e) => Err(e.into()),
         }
     }
 

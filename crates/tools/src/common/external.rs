@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use strata_services::fs::{FsUtil, to_slash};
 use strata_services::instance::InstanceInfo;
+use strata_services::permission::dir_glob;
 
 use crate::contract::{Ask, ToolCx, ToolError};
 
@@ -50,16 +51,6 @@ pub async fn is_inside_real(info: &InstanceInfo, fs: &FsUtil, real: &Path) -> bo
         || (tree != Path::new("/") && strata_services::fs::contains(&tree, real))
 }
 
-/// `<dir>/*` with forward slashes.
-pub fn glob_for(dir: &Path) -> String {
-    let s = to_slash(dir);
-    if s.ends_with('/') {
-        format!("{s}*")
-    } else {
-        format!("{s}/*")
-    }
-}
-
 /// Asks `external_directory` when `target` is outside the project; does nothing inside.
 pub async fn check(
     cx: &ToolCx,
@@ -71,7 +62,7 @@ pub async fn check(
     let Some(dir) = outside_dir(info, fs, target, kind).await else {
         return Ok(());
     };
-    let glob = glob_for(&dir);
+    let glob = dir_glob(&dir);
     cx.ask(
         Ask::new("external_directory", vec![glob.clone()], vec![glob]).metadata(json!({
             "filepath": to_slash(target),
@@ -87,10 +78,10 @@ mod tests {
 
     #[test]
     fn the_glob_covers_the_directory_and_a_root_level_file_gives_the_root_glob() {
-        assert_eq!(glob_for(Path::new("/home/me/other")), "/home/me/other/*");
-        assert_eq!(glob_for(Path::new("/")), "/*");
+        assert_eq!(dir_glob(Path::new("/home/me/other")), "/home/me/other/*");
+        assert_eq!(dir_glob(Path::new("/")), "/*");
         // `/etc` is a file's parent for `/etc/hostname`; `/x`'s parent is the root.
         let parent = Path::new("/x").parent().unwrap();
-        assert_eq!(glob_for(parent), "/*");
+        assert_eq!(dir_glob(parent), "/*");
     }
 }

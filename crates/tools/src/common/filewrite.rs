@@ -67,24 +67,20 @@ impl Writer {
 
     /// Reads a file to edit, as text (invalid UTF-8 replaced).
     pub async fn read_text(&self, path: &Path) -> Result<String, ToolError> {
-        let bytes = self
-            .fs
-            .read(path, MAX_EDIT_BYTES)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let bytes = self.fs.read(path, MAX_EDIT_BYTES).await?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
-    /// The read-before-edit check (spec §18 a), unless the call turned it off.
+    /// The read-before-edit check (spec §18 a), unless FileTime has it off (config
+    /// `tools.read_before_edit`, or the one-shot CLI).
     pub async fn check_fresh(&self, cx: &ToolCx, path: &Path) -> Result<(), ToolError> {
-        if !cx.read_before_edit {
+        if !self.file_time.enabled() {
             return Ok(());
         }
         let meta = self
             .fs
             .stat(path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?
+            .await?
             .ok_or_else(|| ToolError::model(format!("{} does not exist.", path.display())))?;
         let hash_now = async {
             self.fs
@@ -96,7 +92,7 @@ impl Writer {
         self.file_time
             .assert_fresh(&cx.session_id, path, (meta.mtime, meta.len), hash_now)
             .await
-            .map_err(|e| ToolError::model(e.to_string()))
+            .map_err(ToolError::from)
     }
 
     /// After a successful write: events on the Bus and a fresh FileTime record, so the next

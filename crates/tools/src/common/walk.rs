@@ -25,6 +25,13 @@ pub struct BadGlob {
     pub reason: String,
 }
 
+/// The model wrote the glob, so it can fix it.
+impl From<BadGlob> for crate::contract::ToolError {
+    fn from(e: BadGlob) -> Self {
+        crate::contract::ToolError::model(e.to_string())
+    }
+}
+
 fn overrides(root: &Path, glob: Option<&str>) -> Result<Override, BadGlob> {
     let mut b = OverrideBuilder::new(root);
     let mut add = |g: &str| {

@@ -61,12 +61,13 @@ pub struct ToolCx {
     pub abort: CancellationToken,
     /// The current model's API id, when a model is driving.
     pub model: Option<String>,
-    /// Whether this agent may delegate to `task` (shapes the truncation hint).
+    /// Whether this agent may delegate to `task`: the Truncate layer's hint, shared by every
+    /// tool, suggests it then.
     pub agent_may_task: bool,
-    /// Skip the external-directory check of `read` (spec §0.4).
+    /// An extra from the loop that only `read` honours (spec §0.1, §0.4): skip the
+    /// external-directory ask, for a file the user named themselves. Nothing in Strata sets it
+    /// yet; it stays on the shared context because it is per call, and tests use it as a hook.
     pub bypass_cwd_check: bool,
-    /// Enforce read-before-edit (spec §18 a); the one-shot CLI turns it off.
-    pub read_before_edit: bool,
     metadata_sink: Option<UnboundedSender<MetadataUpdate>>,
     permission: Option<PermissionBinding>,
 }
@@ -94,7 +95,6 @@ impl ToolCx {
                 model: None,
                 agent_may_task: false,
                 bypass_cwd_check: false,
-                read_before_edit: true,
                 metadata_sink: None,
                 permission: None,
             },
@@ -175,10 +175,6 @@ impl ToolCxBuilder {
     }
     pub fn bypass_cwd_check(mut self, yes: bool) -> Self {
         self.cx.bypass_cwd_check = yes;
-        self
-    }
-    pub fn read_before_edit(mut self, yes: bool) -> Self {
-        self.cx.read_before_edit = yes;
         self
     }
     pub fn metadata_sink(mut self, sink: UnboundedSender<MetadataUpdate>) -> Self {

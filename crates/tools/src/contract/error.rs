@@ -1,5 +1,7 @@
 //! `ToolError`: model-facing errors (the model can act on them) versus fatal ones.
 
+use strata_services::file_time::FileTimeError;
+use strata_services::fs::FsError;
 use strata_services::permission::PermissionError;
 
 /// How a call failed. The message of every variant is what the model sees.
@@ -40,5 +42,19 @@ impl ToolError {
             self,
             ToolError::Permission(_) | ToolError::Fatal(_) | ToolError::Cancelled
         )
+    }
+}
+
+/// A filesystem failure is the model's to act on: its message names the path and what to try.
+impl From<FsError> for ToolError {
+    fn from(e: FsError) -> Self {
+        ToolError::model(e.to_string())
+    }
+}
+
+/// A missing or stale read (spec §18 a): the model reads the file again, then retries.
+impl From<FileTimeError> for ToolError {
+    fn from(e: FileTimeError) -> Self {
+        ToolError::model(e.to_string())
     }
 }

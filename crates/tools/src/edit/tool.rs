@@ -65,12 +65,7 @@ impl Tool for Edit {
         external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
         let real = self.w.fs.resolve_real(&path).await;
         let _lock = self.w.file_time.lock(&real).await;
-        let stat = self
-            .w
-            .fs
-            .stat(&path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let stat = self.w.fs.stat(&path).await?;
 
         let (before, after, kind) = if p.old_string.is_empty() {
             if stat.is_some() {
@@ -117,11 +112,7 @@ impl Tool for Edit {
                 .metadata(json!({"filepath": shown_path, "diff": diff})),
         )
         .await?;
-        self.w
-            .fs
-            .write_atomic(&path, after.as_bytes())
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        self.w.fs.write_atomic(&path, after.as_bytes()).await?;
         // The formatter may change the file; the diff shown is against what it left.
         let (after, diff) = match self.w.format(&path, after.starts_with(BOM)).await {
             Some(formatted) if formatted != after => {

@@ -38,6 +38,13 @@ pub enum SearchError {
     Glob(#[from] BadGlob),
 }
 
+/// A bad pattern or `include` glob: the model wrote both, so it can fix them.
+impl From<SearchError> for crate::contract::ToolError {
+    fn from(e: SearchError) -> Self {
+        crate::contract::ToolError::model(e.to_string())
+    }
+}
+
 pub fn matcher(pattern: &str) -> Result<RegexMatcher, SearchError> {
     RegexMatcherBuilder::new()
         .line_terminator(Some(b'\n'))

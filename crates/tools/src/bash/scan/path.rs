@@ -3,6 +3,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use strata_services::permission::dir_glob;
+
 use super::ProjectView;
 
 /// The directory outside the project that the shell word `arg` points into, resolved against
@@ -109,8 +111,7 @@ pub(super) fn normalize(path: &Path) -> PathBuf {
 pub fn external_globs(dirs: &[PathBuf]) -> Vec<String> {
     let mut globs: Vec<String> = Vec::with_capacity(dirs.len());
     for dir in dirs {
-        let text = dir.to_string_lossy().replace('\\', "/");
-        let glob = format!("{}/*", text.trim_end_matches('/'));
+        let glob = dir_glob(dir);
         if !globs.contains(&glob) {
             globs.push(glob);
         }

@@ -1,5 +1,4 @@
-//! The `invalid` tool: never advertised; the loop sends calls it cannot run here (an unknown
-//! tool name) so the model gets an answer it can act on (spec §15).
+//! The `invalid` tool itself.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -26,7 +25,8 @@ impl Tool for Invalid {
     }
 
     fn description(&self) -> String {
-        "Reports a tool call that could not be made. Never call this tool directly.".into()
+        // One line, without the file's final newline.
+        include_str!("description.md").trim_end().to_string()
     }
 
     async fn execute(&self, p: InvalidParams, _cx: ToolCx) -> Result<ToolResult, ToolError> {

@@ -1,4 +1,4 @@
-//! The `write` tool: create a file or replace its whole content (spec §2).
+//! The `write` tool itself.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -42,7 +42,7 @@ impl Tool for Write {
     }
 
     fn description(&self) -> String {
-        include_str!("write.md").to_string()
+        include_str!("description.md").to_string()
     }
 
     async fn execute(&self, p: WriteParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
@@ -56,12 +56,7 @@ impl Tool for Write {
         external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
         let real = self.w.fs.resolve_real(&path).await;
         let _lock = self.w.file_time.lock(&real).await;
-        let stat = self
-            .w
-            .fs
-            .stat(&path)
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        let stat = self.w.fs.stat(&path).await?;
         let exists = stat.is_some();
         if stat.as_ref().is_some_and(|m| m.kind == FileKind::Dir) {
             return Err(ToolError::model(format!(
@@ -85,11 +80,7 @@ impl Tool for Write {
                 .metadata(json!({"filepath": shown, "diff": diff})),
         )
         .await?;
-        self.w
-            .fs
-            .write_atomic(&path, content.as_bytes())
-            .await
-            .map_err(|e| ToolError::model(e.to_string()))?;
+        self.w.fs.write_atomic(&path, content.as_bytes()).await?;
         let kind = if exists {
             WatchKind::Change
         } else {
