@@ -296,7 +296,7 @@ async fn a_duplicate_id_fails_the_registry_naming_both_definitions() {
                 Err(e) => e.to_string(),
             };
             assert!(err.contains("two tools have the id `read`"), "{err}");
-            assert!(err.contains("strata_tools::read::Read and "), "{err}");
+            assert!(err.contains("strata_tools::read::tool::Read and "), "{err}");
             assert!(err.contains("::AnotherRead."), "{err}");
             // Through the graph, the registry node fails to build with the same message.
             let g = strata_graph::Graph::new().with(ToolRegistry::node(defs));
