@@ -168,14 +168,11 @@ mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     async fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !cond() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "timed out waiting for {what}"
-            );
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        strata_testkit::poll_with_timeout(what, Duration::from_secs(5), || {
+            let held = cond();
+            async move { held.then_some(()) }
+        })
+        .await;
     }
 
     #[tokio::test]

@@ -246,17 +246,30 @@ impl TestInstance {
         self.call_with(tool, args, self.cx().build()).await
     }
 
+    /// Runs a tool through the full wrapper with JSON arguments and a call context of the test's
+    /// making.
     pub async fn call_with(
         &self,
         tool: &str,
         args: Value,
         cx: ToolCx,
     ) -> Result<ToolResult, ToolError> {
+        self.call_raw(tool, args.to_string(), cx).await
+    }
+
+    /// Runs a tool through the full wrapper with raw argument text, which need not be JSON
+    /// (to test decoding).
+    pub async fn call_raw(
+        &self,
+        tool: &str,
+        input: impl Into<String>,
+        cx: ToolCx,
+    ) -> Result<ToolResult, ToolError> {
         let registry = self.get::<ToolRegistry>();
         let t = registry
             .get(tool)
             .unwrap_or_else(|| panic!("no tool `{tool}`; registered: {:?}", registry.ids()));
-        t.call(args.to_string(), cx).await
+        t.call(input, cx).await
     }
 
     /// Every permission request asked so far, in order.

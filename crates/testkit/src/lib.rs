@@ -5,7 +5,9 @@
 //! - [`model_server`]: a scripted model server speaking the OpenAI and Anthropic streaming
 //!   protocols on 127.0.0.1.
 //! - [`FixtureServer`]: any axum router served on 127.0.0.1.
-//! - [`poll_with_timeout`], [`await_with_timeout`]: bounded waiting, never a bare sleep.
+//! - [`poll_with_timeout`], [`poll_within`], [`poll_within_blocking`], [`await_with_timeout`]:
+//!   bounded waiting, never a bare sleep.
+//! - [`redacted`]: insta settings that turn an instance's temporary paths into stable tokens.
 
 // Test support: a setup that cannot be made must fail the test at once, with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -15,8 +17,10 @@ mod instance;
 pub mod model_server;
 mod poll;
 mod programs;
+mod redact;
 
 pub use http_server::FixtureServer;
 pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};
-pub use poll::{await_with_timeout, poll_with_timeout};
+pub use poll::{await_with_timeout, poll_with_timeout, poll_within, poll_within_blocking};
 pub use programs::{process_ended, require_program};
+pub use redact::redacted;

@@ -1,4 +1,8 @@
 //! Waiting in tests: bounded, with a message naming what was awaited. Never a bare sleep.
+//!
+//! One policy for every wait: look at once, then again after 2 ms, doubling up to every 50 ms,
+//! until the limit. The async helpers sleep on tokio; the `_blocking` one sleeps the thread, for
+//! tests that drive processes without a runtime.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -13,22 +17,68 @@ pub async fn await_with_timeout<F: Future>(what: &str, limit: Duration, fut: F) 
 
 /// Calls `check` every few milliseconds until it returns `Some`, failing the test with `what`
 /// after `limit`.
-pub async fn poll_with_timeout<T, F, Fut>(what: &str, limit: Duration, mut check: F) -> T
+pub async fn poll_with_timeout<T, F, Fut>(what: &str, limit: Duration, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let start = Instant::now();
-    let mut delay = Duration::from_millis(2);
+    match poll_within(limit, check).await {
+        Some(v) => v,
+        None => panic!("timed out after {limit:?} polling for {what}"),
+    }
+}
+
+/// Like [`poll_with_timeout`], but gives `None` after `limit` instead of failing, for a test
+/// that asserts on the outcome itself.
+pub async fn poll_within<T, F, Fut>(limit: Duration, mut check: F) -> Option<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let mut backoff = Backoff::new(limit);
     loop {
         if let Some(v) = check().await {
-            return v;
+            return Some(v);
         }
-        if start.elapsed() > limit {
-            panic!("timed out after {limit:?} polling for {what}");
+        tokio::time::sleep(backoff.next()?).await;
+    }
+}
+
+/// [`poll_within`] for a thread without an async runtime: sleeps the thread between checks.
+pub fn poll_within_blocking<T>(limit: Duration, mut check: impl FnMut() -> Option<T>) -> Option<T> {
+    let mut backoff = Backoff::new(limit);
+    loop {
+        if let Some(v) = check() {
+            return Some(v);
         }
-        tokio::time::sleep(delay).await;
-        delay = (delay * 2).min(Duration::from_millis(50));
+        std::thread::sleep(backoff.next()?);
+    }
+}
+
+/// The pauses between checks: short at first, so a quick wait stays quick.
+struct Backoff {
+    start: Instant,
+    limit: Duration,
+    delay: Duration,
+}
+
+impl Backoff {
+    fn new(limit: Duration) -> Backoff {
+        Backoff {
+            start: Instant::now(),
+            limit,
+            delay: Duration::from_millis(2),
+        }
+    }
+
+    /// The pause before the next check, or `None` once `limit` has passed.
+    fn next(&mut self) -> Option<Duration> {
+        if self.start.elapsed() > self.limit {
+            return None;
+        }
+        let pause = self.delay;
+        self.delay = (self.delay * 2).min(Duration::from_millis(50));
+        Some(pause)
     }
 }
 
@@ -56,6 +106,39 @@ mod tests {
     #[should_panic(expected = "polling for never")]
     async fn poll_fails_with_the_message() {
         poll_with_timeout("never", Duration::from_millis(30), || async { None::<()> }).await;
+    }
+
+    #[tokio::test]
+    async fn poll_within_gives_none_after_the_limit() {
+        let start = Instant::now();
+        let got = poll_within(Duration::from_millis(30), || async { None::<()> }).await;
+        assert_eq!(got, None);
+        assert!(start.elapsed() >= Duration::from_millis(30));
+    }
+
+    #[test]
+    fn blocking_poll_returns_once_the_check_passes_or_none_after_the_limit() {
+        let mut calls = 0;
+        let got = poll_within_blocking(Duration::from_secs(5), || {
+            calls += 1;
+            (calls == 3).then_some(calls)
+        });
+        assert_eq!(got, Some(3));
+        let start = Instant::now();
+        assert_eq!(
+            poll_within_blocking(Duration::from_millis(30), || None::<()>),
+            None
+        );
+        assert!(start.elapsed() >= Duration::from_millis(30));
+    }
+
+    #[test]
+    fn the_pause_doubles_up_to_fifty_milliseconds() {
+        let mut b = Backoff::new(Duration::from_secs(60));
+        let pauses: Vec<u64> = (0..7)
+            .map(|_| b.next().unwrap().as_millis() as u64)
+            .collect();
+        assert_eq!(pauses, [2, 4, 8, 16, 32, 50, 50]);
     }
 
     #[tokio::test]

@@ -1,8 +1,10 @@
 //! The HTTP half shared by every provider: building the client, POSTing a request, turning a
 //! non-success status into [`ProviderError::Http`], and driving a streamed SSE body through a
-//! provider's [`Decoder`] while honouring the cancellation token.
+//! protocol's decoding ([`Wire::decode`]) and the shared end-of-stream rule
+//! ([`DecodeState::end`]) while honouring the cancellation token.
 
 use std::collections::VecDeque;
+use std::marker::PhantomData;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -11,8 +13,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::EventStream;
 use super::error::{ERROR_BODY_LIMIT, ProviderError, clip_body};
-use super::sse::{SseEvent, SseParser};
-use super::types::{FinishReason, StreamEvent, Usage};
+use super::sse::SseParser;
+use super::stream_state::DecodeState;
+use super::streaming::Wire;
+use super::types::StreamEvent;
 
 /// How long to wait for a TCP/TLS connection to the model endpoint.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -32,44 +36,6 @@ pub fn build_client(url_for_errors: &str) -> Result<reqwest::Client, ProviderErr
         })
 }
 
-/// Turns one provider's SSE events into neutral [`StreamEvent`]s.
-pub(crate) trait Decoder: Send + 'static {
-    /// Handles one SSE event, appending what it produced to `out`.
-    fn event(&mut self, ev: SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError>;
-    /// Whether the provider's end-of-response marker was seen (nothing more needs reading).
-    fn done(&self) -> bool;
-    /// The body ended (`broken` is `Some(detail)` when reading it failed): flush what is left,
-    /// ending with `Finish` or an error.
-    fn end(
-        &mut self,
-        broken: Option<String>,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), ProviderError>;
-}
-
-/// The last step of every decoder's `end`: the `Finish` event, or `Interrupted` naming the
-/// calls whose arguments never became complete JSON (they must not run).
-pub(crate) fn finish(
-    url: &str,
-    reason: FinishReason,
-    usage: Option<Usage>,
-    incomplete: Vec<String>,
-    out: &mut Vec<StreamEvent>,
-) -> Result<(), ProviderError> {
-    if !incomplete.is_empty() {
-        return Err(ProviderError::Interrupted {
-            url: url.to_string(),
-            call_ids: incomplete,
-            detail: format!(
-                "the response finished ({reason:?}) while tool call arguments were not complete JSON"
-            ),
-        });
-    }
-    out.push(StreamEvent::Finish { reason, usage });
-    Ok(())
-}
-
-/// Runs a whole SSE `body` through `decoder` as the stream driver does (tests of decoders).
 /// An API key as a header value; a key with characters headers cannot carry is a config error
 /// naming the variable it came from.
 pub(crate) fn key_header(value: &str, env: &str) -> Result<HeaderValue, ProviderError> {
@@ -101,32 +67,34 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .map(Duration::from_secs)
 }
 
+/// Runs a whole SSE `body` through protocol `W`'s decoding as the stream driver does (tests of
+/// decoders).
 #[cfg(test)]
-pub(crate) fn decode_all<D: Decoder>(
-    mut decoder: D,
+pub(crate) fn decode_all<W: Wire>(
+    url: &str,
     body: &str,
 ) -> (Vec<StreamEvent>, Option<ProviderError>) {
+    let mut state = DecodeState::new(url.to_string());
     let mut out = Vec::new();
     for ev in SseParser::new().push(body.as_bytes()) {
-        if let Err(e) = decoder.event(ev, &mut out) {
+        if let Err(e) = W::decode(ev, &mut state, &mut out) {
             return (out, Some(e));
         }
-        if decoder.done() {
+        if state.done {
             break;
         }
     }
-    let err = decoder.end(None, &mut out).err();
+    let err = state.end(None, &mut out).err();
     (out, err)
 }
 
-/// POSTs `body` as JSON to `url` and returns the decoded event stream.
-pub(crate) async fn post_sse<D: Decoder>(
+/// POSTs `body` as JSON to `url` and returns the event stream decoded by protocol `W`.
+pub(crate) async fn post_sse<W: Wire>(
     client: &reqwest::Client,
     url: String,
     headers: HeaderMap,
     body: serde_json::Value,
     cancel: CancellationToken,
-    decoder: D,
 ) -> Result<EventStream, ProviderError> {
     let send = client
         .post(&url)
@@ -150,29 +118,31 @@ pub(crate) async fn post_sse<D: Decoder>(
             retry_after,
         });
     }
-    let state = Drive {
+    let drive = Drive::<W, _> {
         body: response.bytes_stream().boxed(),
         parser: SseParser::new(),
-        decoder,
+        state: DecodeState::new(url),
         pending: VecDeque::new(),
         finished: false,
         cancel,
+        wire: PhantomData,
     };
-    Ok(futures::stream::unfold(state, Drive::next).boxed())
+    Ok(futures::stream::unfold(drive, Drive::next).boxed())
 }
 
-struct Drive<D, S> {
+struct Drive<W, S> {
     body: S,
     parser: SseParser,
-    decoder: D,
+    state: DecodeState,
     pending: VecDeque<Result<StreamEvent, ProviderError>>,
     finished: bool,
     cancel: CancellationToken,
+    wire: PhantomData<fn() -> W>,
 }
 
-impl<D, S, B> Drive<D, S>
+impl<W, S, B> Drive<W, S>
 where
-    D: Decoder,
+    W: Wire,
     S: futures::Stream<Item = Result<B, reqwest::Error>> + Unpin + Send,
     B: AsRef<[u8]>,
 {
@@ -203,14 +173,14 @@ where
     fn feed(&mut self, bytes: &[u8]) {
         for ev in self.parser.push(bytes) {
             let mut out = Vec::new();
-            let result = self.decoder.event(ev, &mut out);
+            let result = W::decode(ev, &mut self.state, &mut out);
             self.pending.extend(out.into_iter().map(Ok));
             if let Err(e) = result {
                 self.pending.push_back(Err(e));
                 self.finished = true;
                 return;
             }
-            if self.decoder.done() {
+            if self.state.done {
                 self.end(None);
                 return;
             }
@@ -219,7 +189,7 @@ where
 
     fn end(&mut self, broken: Option<String>) {
         let mut out = Vec::new();
-        let result = self.decoder.end(broken, &mut out);
+        let result = self.state.end(broken, &mut out);
         self.pending.extend(out.into_iter().map(Ok));
         if let Err(e) = result {
             self.pending.push_back(Err(e));

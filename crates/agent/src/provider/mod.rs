@@ -8,9 +8,11 @@
 //! ([`ProviderError::retryable`]) and, when the stream was cut mid-call, which calls never became
 //! ready ([`ProviderError::Interrupted`]) so the loop can mark them failed and retry the step.
 //!
-//! Implementations: [`OpenAiCompatible`] (chat completions) and [`Anthropic`] (Messages), both
-//! over reqwest with a hand-written SSE parser ([`sse`]); [`resolve_provider`] picks one from a
-//! model id, the environment and the config.
+//! Implementations: one skeleton, [`StreamingProvider`], over reqwest with a hand-written SSE
+//! parser ([`sse`]) and one end-of-stream rule ([`DecodeState::end`]), parameterised by a
+//! [`Wire`] (path, headers, body, decoding): [`OpenAiCompatible`] (chat completions) and
+//! [`Anthropic`] (Messages). [`resolve_provider`] picks one from a model id, the environment
+//! and the config.
 //!
 //! ```ignore
 //! let (provider, model) = resolve_provider("openai/gpt-4.1", |k| std::env::var(k).ok(), &providers)?;
@@ -26,6 +28,8 @@ mod http;
 mod openai;
 mod resolve;
 pub mod sse;
+mod stream_state;
+mod streaming;
 mod types;
 
 use async_trait::async_trait;
@@ -33,14 +37,16 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use tokio_util::sync::CancellationToken;
 
-pub use anthropic::{ANTHROPIC_VERSION, Anthropic, DEFAULT_MAX_TOKENS};
+pub use anthropic::{ANTHROPIC_VERSION, Anthropic, AnthropicWire, DEFAULT_MAX_TOKENS};
 pub use assembler::ToolCallAssembler;
 pub use error::{ERROR_BODY_LIMIT, ProviderError};
 pub use http::build_client;
-pub use openai::OpenAiCompatible;
+pub use openai::{OpenAiCompatible, OpenAiWire};
 pub use resolve::{
     ANTHROPIC_DEFAULT_BASE_URL, KNOWN_PROVIDERS, OPENAI_DEFAULT_BASE_URL, resolve_provider,
 };
+pub use stream_state::DecodeState;
+pub use streaming::{StreamingProvider, Wire};
 pub use types::{
     ChatMessage, ChatRequest, Completion, FinishReason, Media, StreamEvent, ToolCall, ToolSpec,
     Usage,

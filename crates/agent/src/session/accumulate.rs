@@ -3,6 +3,9 @@
 //! tool-call argument deltas are gathered per call id, and a call becomes runnable only when the
 //! provider says its JSON is complete. Pure: no I/O, no clock; the step driver writes the
 //! changes to the store.
+//!
+//! The accumulator's slots are the step's one call table, keyed by call id: a call's name,
+//! its arguments so far, whether it is ready, and the id of the part that records it.
 
 use crate::provider::{FinishReason, StreamEvent, ToolCall, Usage};
 
@@ -26,12 +29,15 @@ pub enum Change {
     },
 }
 
+/// One call of the step, from its first fragment on.
 #[derive(Debug)]
 struct Slot {
     id: String,
     name: String,
     raw: String,
     ready: Option<ToolCall>,
+    /// The stored part recording the call, once the driver wrote it.
+    part_id: Option<String>,
 }
 
 /// The state of one response being streamed.
@@ -72,6 +78,7 @@ impl StepAccumulator {
                         name: name.clone(),
                         raw: String::new(),
                         ready: None,
+                        part_id: None,
                     });
                     out.push(Change::CallStarted { id, name });
                 }
@@ -90,6 +97,7 @@ impl StepAccumulator {
                         name: call.name.clone(),
                         raw: String::new(),
                         ready: None,
+                        part_id: None,
                     });
                     out.push(Change::CallStarted {
                         id: call.id.clone(),
@@ -130,6 +138,29 @@ impl StepAccumulator {
             .iter()
             .filter(|c| c.ready.is_none())
             .map(|c| (c.id.clone(), c.name.clone(), c.raw.clone()))
+            .collect()
+    }
+
+    /// Records the id of the part that stores call `call_id`.
+    pub fn set_part(&mut self, call_id: &str, part_id: String) {
+        if let Some(slot) = self.slot(call_id) {
+            slot.part_id = Some(part_id);
+        }
+    }
+
+    /// The id of the part that stores call `call_id`, once set.
+    pub fn part_of(&self, call_id: &str) -> Option<&str> {
+        self.calls
+            .iter()
+            .find(|c| c.id == call_id)
+            .and_then(|c| c.part_id.as_deref())
+    }
+
+    /// Ready calls that have their part, with its id, in the order the model started them.
+    pub fn ready_with_parts(&self) -> Vec<(ToolCall, String)> {
+        self.calls
+            .iter()
+            .filter_map(|c| Some((c.ready.clone()?, c.part_id.clone()?)))
             .collect()
     }
 
@@ -249,5 +280,25 @@ mod tests {
         assert_eq!(a.close_text(), Some(Change::TextClosed("done".into())));
         assert_eq!(a.close_text(), None);
         assert_eq!(a.ready_calls().len(), 1);
+    }
+
+    #[test]
+    fn the_call_table_keeps_each_calls_part() {
+        let mut a = StepAccumulator::new();
+        a.push(StreamEvent::ToolCallStarted {
+            id: "c1".into(),
+            name: "read".into(),
+        });
+        a.push(StreamEvent::ToolCallReady(call("c2", "glob", "{}")));
+        a.set_part("c1", "prt_1".into());
+        a.set_part("c2", "prt_2".into());
+        a.set_part("nope", "prt_x".into());
+        assert_eq!(a.part_of("c1"), Some("prt_1"));
+        assert_eq!(a.part_of("nope"), None);
+        assert_eq!(
+            a.ready_with_parts(),
+            vec![(call("c2", "glob", "{}"), "prt_2".to_string())],
+            "only ready calls, with their parts"
+        );
     }
 }

@@ -5,14 +5,14 @@
 use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
+use strata_protocol::tool::{ToolPart, ToolState};
 use strata_services::permission::{AskRequest, Permission, Ruleset, ToolRef};
 use strata_tools::{ErasedTool, ToolCx, ToolError};
 use tokio_util::sync::CancellationToken;
 
-use super::parts::{self, Completed};
+use super::parts;
 use super::record::Recorder;
 use crate::doom::DoomGuard;
-use crate::events::part_kinds;
 use crate::provider::ToolCall;
 use crate::store::{StoreError, now_ms};
 
@@ -24,6 +24,7 @@ pub struct CallEnv<'a> {
     /// The never-advertised `invalid` tool, target of call repair.
     pub invalid: Option<&'a ErasedTool>,
     pub permission: &'a Permission,
+    /// The agent's rules, computed once per run.
     pub ruleset: &'a Ruleset,
     pub agent: &'a str,
     pub model: &'a str,
@@ -37,13 +38,14 @@ pub struct CallEnv<'a> {
 pub struct Prepared {
     pub message_id: String,
     pub part_id: String,
-    pub call_id: String,
     /// The tool that runs (`invalid` after a repair), `None` if even that is missing.
     pub tool: Option<ErasedTool>,
-    /// The name and arguments as recorded and sent back to the model.
-    pub name: String,
+    /// The arguments as recorded and sent to the tool.
     pub arguments: String,
     pub input: Value,
+    /// The call's stored part (`callID`, the tool name as recorded, the state): the one record
+    /// of where the call is, written on every change.
+    pub part: ToolPart,
 }
 
 impl Prepared {
@@ -52,19 +54,55 @@ impl Prepared {
             .as_ref()
             .is_some_and(|t| t.effects.concurrency_safe)
     }
+
+    pub fn call_id(&self) -> &str {
+        &self.part.call_id
+    }
+
+    /// The tool name as recorded (`invalid` after a repair).
+    pub fn name(&self) -> &str {
+        &self.part.tool
+    }
+
+    /// Moves the call to `state` and stores it.
+    fn record(&mut self, env: &CallEnv<'_>, state: ToolState) -> Result<(), StoreError> {
+        self.part.state = state;
+        env.recorder.part(
+            &self.message_id,
+            Some(&self.part_id),
+            &self.part.clone().into(),
+        )?;
+        Ok(())
+    }
 }
 
-/// How a call ended, as the loop and the model see it.
+/// How a call ended, as the loop sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallEnd {
+    /// The tool answered.
+    Completed,
+    /// The call failed; the model is told why and the turn goes on.
+    Failed,
+    /// The call failed in a way that ends the turn (a refusal, a fatal error).
+    Halted,
+    /// The user cancelled the run before the call finished.
+    Cancelled,
+}
+
+impl CallEnd {
+    /// Whether the calls after this one must not run.
+    pub fn stops_turn(self) -> bool {
+        matches!(self, CallEnd::Halted | CallEnd::Cancelled)
+    }
+}
+
+/// How a call ended and what the model is told.
 #[derive(Debug, Clone)]
 pub struct CallOutcome {
     pub call_id: String,
     pub name: String,
-    pub arguments: String,
     pub output: String,
-    pub is_error: bool,
-    /// The turn stops after this step (a refusal, a fatal error).
-    pub halts: bool,
-    pub cancelled: bool,
+    pub end: CallEnd,
 }
 
 /// Matches `call` to a tool of the surface: by name, else by its lower-cased name, else it
@@ -93,38 +131,26 @@ pub fn prepare(env: &CallEnv<'_>, message_id: &str, part_id: &str, call: &ToolCa
     Prepared {
         message_id: message_id.to_string(),
         part_id: part_id.to_string(),
-        call_id: call.id.clone(),
         tool,
-        name,
+        part: ToolPart::pending(&call.id, &name, &arguments),
         arguments,
         input,
     }
 }
 
 /// Records `p` as failed with `error` without running it.
-pub fn refuse(env: &CallEnv<'_>, p: &Prepared, error: &str) -> Result<CallOutcome, StoreError> {
+pub fn refuse(env: &CallEnv<'_>, mut p: Prepared, error: &str) -> Result<CallOutcome, StoreError> {
     let now = now_ms();
-    let data = parts::tool_error(&p.call_id, &p.name, &p.input, (now, now), error, None);
-    env.recorder
-        .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
-    Ok(outcome(p, error.to_string(), true, false, false))
+    p.record(env, parts::failed(&p.input, (now, now), error, None))?;
+    Ok(outcome(&p, error.to_string(), CallEnd::Failed))
 }
 
-fn outcome(
-    p: &Prepared,
-    output: String,
-    is_error: bool,
-    halts: bool,
-    cancelled: bool,
-) -> CallOutcome {
+fn outcome(p: &Prepared, output: String, end: CallEnd) -> CallOutcome {
     CallOutcome {
-        call_id: p.call_id.clone(),
-        name: p.name.clone(),
-        arguments: p.arguments.clone(),
+        call_id: p.call_id().to_string(),
+        name: p.name().to_string(),
         output,
-        is_error,
-        halts,
-        cancelled,
+        end,
     }
 }
 
@@ -132,34 +158,32 @@ fn outcome(
 pub const CANCELLED: &str = "The user cancelled the run before this tool call finished.";
 
 /// Runs one prepared call and records its states.
-pub async fn execute(env: &CallEnv<'_>, p: Prepared) -> Result<CallOutcome, StoreError> {
+pub async fn execute(env: &CallEnv<'_>, mut p: Prepared) -> Result<CallOutcome, StoreError> {
     // The guard sees calls in the model's order: this runs before the first await.
     let repeated = env
         .doom
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .observe(&p.name, &p.arguments);
+        .observe(p.name(), &p.arguments);
     if env.cancel.is_cancelled() {
-        return cancelled(env, &p, now_ms());
+        return cancelled(env, p, now_ms());
     }
     let Some(tool) = p.tool.clone() else {
         return refuse(
             env,
-            &p,
+            p,
             "No tool can answer this call: `invalid` is not registered.",
         );
     };
     let start = now_ms();
-    let running = parts::tool_running(&p.call_id, &p.name, &p.input, start, None, None);
-    env.recorder
-        .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, running)?;
+    p.record(env, parts::running(&p.input, start, None, None))?;
     if repeated && let Err(e) = ask_doom_loop(env, &p).await {
-        return finish(env, &p, start, Err(e));
+        return finish(env, p, start, Err(e));
     }
     let (meta_tx, mut meta_rx) = tokio::sync::mpsc::unbounded_channel();
     let cx = ToolCx::builder(env.recorder.session_id())
         .message(&p.message_id)
-        .call(&p.call_id)
+        .call(p.call_id())
         .agent(env.agent)
         .model(env.model)
         .abort(env.cancel.child_token())
@@ -174,27 +198,26 @@ pub async fn execute(env: &CallEnv<'_>, p: Prepared) -> Result<CallOutcome, Stor
         tokio::select! {
             result = &mut call => break result,
             Some(update) = meta_rx.recv() => {
-                let data = parts::tool_running(
-                    &p.call_id, &p.name, &p.input, start,
-                    update.title.as_deref(), Some(&update.metadata),
+                let state = parts::running(
+                    &p.input, start, update.title.as_deref(), Some(&update.metadata),
                 );
-                env.recorder.part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
+                p.record(env, state)?;
             }
         }
     };
-    finish(env, &p, start, result)
+    finish(env, p, start, result)
 }
 
 async fn ask_doom_loop(env: &CallEnv<'_>, p: &Prepared) -> Result<(), ToolError> {
     let request = AskRequest {
         session_id: env.recorder.session_id().to_string(),
         permission: "doom_loop".into(),
-        patterns: vec![p.name.clone()],
-        always: vec![p.name.clone()],
-        metadata: json!({"tool": p.name, "input": p.input}),
+        patterns: vec![p.name().to_string()],
+        always: vec![p.name().to_string()],
+        metadata: json!({"tool": p.name(), "input": p.input}),
         tool: Some(ToolRef {
             message_id: p.message_id.clone(),
-            call_id: p.call_id.clone(),
+            call_id: p.call_id().to_string(),
         }),
         ruleset: env.ruleset.clone(),
     };
@@ -204,42 +227,25 @@ async fn ask_doom_loop(env: &CallEnv<'_>, p: &Prepared) -> Result<(), ToolError>
         .map_err(ToolError::from)
 }
 
-fn cancelled(env: &CallEnv<'_>, p: &Prepared, start: i64) -> Result<CallOutcome, StoreError> {
+fn cancelled(env: &CallEnv<'_>, mut p: Prepared, start: i64) -> Result<CallOutcome, StoreError> {
     let mut meta = Map::new();
     meta.insert("cancelled".into(), json!(true));
-    let data = parts::tool_error(
-        &p.call_id,
-        &p.name,
-        &p.input,
-        (start, now_ms()),
-        CANCELLED,
-        Some(meta),
-    );
-    env.recorder
-        .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
-    Ok(outcome(p, CANCELLED.to_string(), true, false, true))
+    let state = parts::failed(&p.input, (start, now_ms()), CANCELLED, Some(meta));
+    p.record(env, state)?;
+    Ok(outcome(&p, CANCELLED.to_string(), CallEnd::Cancelled))
 }
 
 fn finish(
     env: &CallEnv<'_>,
-    p: &Prepared,
+    mut p: Prepared,
     start: i64,
     result: Result<strata_tools::ToolResult, ToolError>,
 ) -> Result<CallOutcome, StoreError> {
     let end = now_ms();
     match result {
         Ok(r) => {
-            let attachments = serde_json::to_value(&r.attachments).unwrap_or(Value::Null);
-            let done = Completed {
-                output: &r.output,
-                title: &r.title,
-                metadata: &r.metadata,
-                attachments,
-            };
-            let data = parts::tool_completed(&p.call_id, &p.name, &p.input, (start, end), done);
-            env.recorder
-                .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
-            Ok(outcome(p, r.output, false, false, false))
+            p.record(env, parts::completed(&p.input, (start, end), &r))?;
+            Ok(outcome(&p, r.output, CallEnd::Completed))
         }
         Err(_) if env.cancel.is_cancelled() => cancelled(env, p, start),
         Err(e) => {
@@ -248,11 +254,13 @@ fn finish(
                 other => other.stops_turn(),
             };
             let message = e.to_string();
-            let data =
-                parts::tool_error(&p.call_id, &p.name, &p.input, (start, end), &message, None);
-            env.recorder
-                .part(&p.message_id, Some(&p.part_id), part_kinds::TOOL, data)?;
-            Ok(outcome(p, message, true, halts, false))
+            p.record(env, parts::failed(&p.input, (start, end), &message, None))?;
+            let end = if halts {
+                CallEnd::Halted
+            } else {
+                CallEnd::Failed
+            };
+            Ok(outcome(&p, message, end))
         }
     }
 }

@@ -5,9 +5,10 @@
 //! followed by one result per call (the output, the error, or a note that the call never
 //! finished). Attempts that a retry replaced (`retried`) are left out.
 
-use serde_json::Value;
+use strata_protocol::message::AssistantMessage;
+use strata_protocol::part::PartData;
+use strata_protocol::tool::{Attachment, ToolState};
 
-use crate::events::part_kinds;
 use crate::provider::{ChatMessage, Media, ToolCall};
 use crate::store::{Message, Part, Role};
 
@@ -20,63 +21,63 @@ pub const UNFINISHED_CALL: &str =
 pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
     let mut out = Vec::new();
     for (message, parts) in messages {
+        let parts: Vec<PartData> = parts.iter().filter_map(PartData::of).collect();
         match message.role {
             Role::User => {
-                let text = joined_text(parts);
+                let text = joined_text(&parts);
                 if !text.is_empty() {
                     out.push(ChatMessage::user(text));
                 }
             }
             Role::Assistant => {
-                if message.data.get("retried") == Some(&Value::Bool(true)) {
+                let retried = AssistantMessage::from_value(&message.data).is_ok_and(|m| m.retried);
+                if retried {
                     continue;
                 }
-                assistant(parts, &mut out);
+                assistant(&parts, &mut out);
             }
         }
     }
     out
 }
 
-fn joined_text(parts: &[Part]) -> String {
+fn joined_text(parts: &[PartData]) -> String {
     parts
         .iter()
-        .filter(|p| p.kind == part_kinds::TEXT)
-        .filter_map(|p| p.data.get("text").and_then(Value::as_str))
+        .filter_map(|p| match p {
+            PartData::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
         .collect::<Vec<_>>()
         .join("")
 }
 
-fn assistant(parts: &[Part], out: &mut Vec<ChatMessage>) {
+fn assistant(parts: &[PartData], out: &mut Vec<ChatMessage>) {
     let text = joined_text(parts);
     let mut calls = Vec::new();
     let mut results = Vec::new();
-    for part in parts.iter().filter(|p| p.kind == part_kinds::TOOL) {
-        let d = &part.data;
-        let str_of = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
-        let id = str_of(d.get("callID"));
-        let name = str_of(d.get("tool"));
-        let state = d.get("state").cloned().unwrap_or(Value::Null);
-        let input = state
-            .get("input")
-            .cloned()
-            .unwrap_or(Value::Object(Default::default()));
-        let (output, is_error) = match state.get("status").and_then(Value::as_str) {
-            Some("completed") => (str_of(state.get("output")), false),
-            Some("error") => (str_of(state.get("error")), true),
-            _ => (UNFINISHED_CALL.to_string(), true),
+    for part in parts {
+        let PartData::Tool(part) = part else {
+            continue;
+        };
+        let (output, is_error, media) = match &part.state {
+            ToolState::Completed(done) => (done.output.clone(), false, media(&done.attachments)),
+            ToolState::Error(failed) => (failed.error.clone(), true, Vec::new()),
+            ToolState::Pending(_) | ToolState::Running(_) => {
+                (UNFINISHED_CALL.to_string(), true, Vec::new())
+            }
         };
         calls.push(ToolCall {
-            id: id.clone(),
-            name: name.clone(),
-            arguments: input.to_string(),
+            id: part.call_id.clone(),
+            name: part.tool.clone(),
+            arguments: part.state.input().to_string(),
         });
         results.push(ChatMessage::ToolResult {
-            call_id: id,
-            name,
+            call_id: part.call_id.clone(),
+            name: part.tool.clone(),
             output,
             is_error,
-            media: media(&state),
+            media,
         });
     }
     if text.is_empty() && calls.is_empty() {
@@ -86,26 +87,22 @@ fn assistant(parts: &[Part], out: &mut Vec<ChatMessage>) {
     out.extend(results);
 }
 
-/// The files a completed call attached, as stored in `state.attachments`; entries without a
-/// MIME type or URL are skipped.
-fn media(state: &Value) -> Vec<Media> {
-    let Some(list) = state.get("attachments").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    list.iter()
-        .filter_map(|a| {
-            Some(Media {
-                mime: a.get("mime")?.as_str()?.to_string(),
-                url: a.get("url")?.as_str()?.to_string(),
-                filename: a.get("filename").and_then(Value::as_str).map(String::from),
-            })
+/// The files a completed call attached; entries without a MIME type or URL are skipped.
+fn media(attachments: &[Attachment]) -> Vec<Media> {
+    attachments
+        .iter()
+        .filter(|a| !a.mime.is_empty() && !a.url.is_empty())
+        .map(|a| Media {
+            mime: a.mime.clone(),
+            url: a.url.clone(),
+            filename: a.filename.clone(),
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 

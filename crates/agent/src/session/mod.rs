@@ -7,6 +7,7 @@
 //! - [`schedule`]: which calls run in parallel (concurrency-safe ones) and which in order;
 //! - [`execute`]: one call — name repair to `invalid`, the doom-loop guard, the tool run with
 //!   cancellation and live metadata;
+//! - [`step_message`]: the one owner of a step's assistant message, from creation to finish;
 //! - [`record`]: persistence, one transaction and one numbered event per change;
 //! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
 //! - [`runner`]: the loop itself.
@@ -27,6 +28,7 @@ pub mod record;
 pub mod runner;
 pub mod schedule;
 pub mod step;
+pub mod step_message;
 
 use std::path::Path;
 

@@ -1,8 +1,13 @@
 //! `Recorder`: the loop's only way to change session state. Every write is one store
 //! transaction with its numbered event, and the committed event is handed to the front-end's
-//! sink right after, so what a front-end shows is what the table holds.
+//! sink right after, so what a front-end shows is what the table holds. What it writes is
+//! typed (`strata-protocol`), so every stored shape has one definition.
 
+use serde::Serialize;
 use serde_json::Value;
+use strata_protocol::event::{ErrorEvent, SessionStatus, StatusEvent};
+use strata_protocol::message::ErrorInfo;
+use strata_protocol::part::PartData;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::events::{LoopEvent, kinds};
@@ -14,6 +19,11 @@ pub struct Recorder {
     store: Store,
     session_id: String,
     sink: Option<UnboundedSender<LoopEvent>>,
+}
+
+/// The stored form of a protocol value; its types always serialize.
+fn value<T: Serialize>(data: &T) -> Value {
+    serde_json::to_value(data).unwrap_or(Value::Null)
 }
 
 impl Recorder {
@@ -40,18 +50,23 @@ impl Recorder {
         }
     }
 
-    pub fn message(&self, role: Role, data: Value) -> Result<Message, StoreError> {
+    /// Adds a message (`UserMessage` or `AssistantMessage` data).
+    pub fn message<T: Serialize>(&self, role: Role, data: &T) -> Result<Message, StoreError> {
         let (message, event) =
             self.store
-                .append_message_with_event(&self.session_id, role, data)?;
+                .append_message_with_event(&self.session_id, role, value(data))?;
         self.forward(event);
         Ok(message)
     }
 
-    pub fn update_message(&self, message_id: &str, data: Value) -> Result<Message, StoreError> {
+    pub fn update_message<T: Serialize>(
+        &self,
+        message_id: &str,
+        data: &T,
+    ) -> Result<Message, StoreError> {
         let (message, event) =
             self.store
-                .update_message_with_event(&self.session_id, message_id, data)?;
+                .update_message_with_event(&self.session_id, message_id, value(data))?;
         self.forward(event);
         Ok(message)
     }
@@ -61,12 +76,15 @@ impl Recorder {
         &self,
         message_id: &str,
         part_id: Option<&str>,
-        kind: &str,
-        data: Value,
+        data: &PartData,
     ) -> Result<Part, StoreError> {
-        let (part, event) =
-            self.store
-                .upsert_part_with_event(&self.session_id, message_id, part_id, kind, data)?;
+        let (part, event) = self.store.upsert_part_with_event(
+            &self.session_id,
+            message_id,
+            part_id,
+            data.kind(),
+            data.to_value(),
+        )?;
         self.forward(event);
         Ok(part)
     }
@@ -87,19 +105,22 @@ impl Recorder {
         Ok(event)
     }
 
-    /// `session.status` with `status` (`{"type": "busy" | "idle" | "retry", …}`).
-    pub fn status(&self, status: Value) -> Result<Event, StoreError> {
-        let data = serde_json::json!({"sessionID": self.session_id, "status": status});
-        self.event(kinds::SESSION_STATUS, data)
+    /// `session.status`.
+    pub fn status(&self, status: SessionStatus) -> Result<Event, StoreError> {
+        let data = StatusEvent {
+            session_id: self.session_id.clone(),
+            status,
+        };
+        self.event(kinds::SESSION_STATUS, value(&data))
     }
 
     /// `session.error` with an opencode-style error object.
     pub fn error(&self, name: &str, message: &str) -> Result<Event, StoreError> {
-        let data = serde_json::json!({
-            "sessionID": self.session_id,
-            "error": crate::events::error_json(name, message),
-        });
-        self.event(kinds::SESSION_ERROR, data)
+        let data = ErrorEvent {
+            session_id: self.session_id.clone(),
+            error: ErrorInfo::new(name, message),
+        };
+        self.event(kinds::SESSION_ERROR, value(&data))
     }
 
     /// Streams a piece of text that is not stored yet (its part is stored whole later).

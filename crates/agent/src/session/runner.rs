@@ -7,22 +7,25 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::json;
+use strata_protocol::event::SessionStatus;
+use strata_protocol::message::UserMessage;
+use strata_protocol::part::TextPart;
 use strata_registry::SurfaceSpec;
 use strata_registry::rules::agent_ruleset;
+use strata_services::permission::Ruleset;
 use strata_tools::ErasedTool;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::execute::{self, CallEnv, CallOutcome};
+use super::execute::{self, CallEnd, CallEnv, CallOutcome};
 use super::history::chat_history;
-use super::parts::{self, ModelRef};
+use super::parts::ModelRef;
 use super::record::Recorder;
 use super::schedule::{batches, run_batches};
 use super::step::{StepEnd, StepEnv, error_name, run_step};
 use super::{LoopServices, RunError};
 use crate::doom::DoomGuard;
-use crate::events::{LoopEvent, part_kinds};
+use crate::events::LoopEvent;
 use crate::provider::{Provider, ToolSpec};
 use crate::store::{Role, now_ms};
 
@@ -105,8 +108,17 @@ impl Runner {
 
     /// The tools advertised to this runner's model, in registration order.
     pub fn surface(&self) -> Result<Vec<ErasedTool>, RunError> {
+        Ok(self.surface_with(self.ruleset()?))
+    }
+
+    /// The agent's rules from the configuration; a run computes them once.
+    fn ruleset(&self) -> Result<Ruleset, RunError> {
         let s = &self.services;
-        let ruleset = agent_ruleset(&self.options.agent, &s.config, &s.flags)?;
+        Ok(agent_ruleset(&self.options.agent, &s.config, &s.flags)?)
+    }
+
+    fn surface_with(&self, ruleset: Ruleset) -> Vec<ErasedTool> {
+        let s = &self.services;
         let spec = SurfaceSpec {
             model: self.model.id.clone(),
             plan_mode: false,
@@ -114,7 +126,7 @@ impl Runner {
             flags: s.flags.enabled(),
             backends: s.registry.configured_backends(&s.config, &s.flags),
         };
-        Ok(s.registry.surface(&spec).into_iter().cloned().collect())
+        s.registry.surface(&spec).into_iter().cloned().collect()
     }
 
     /// Adds `message` to session `session_id` and runs the loop until it ends. Every change
@@ -134,12 +146,12 @@ impl Runner {
             rec.title(&title_of(message))?;
         }
         let now = now_ms();
-        let user = rec.message(Role::User, parts::user_message(now, &opts.agent))?;
-        rec.part(&user.id, None, part_kinds::TEXT, parts::user_text(message))?;
-        rec.status(json!({"type": "busy"}))?;
+        let user = rec.message(Role::User, &UserMessage::new(now, &opts.agent))?;
+        rec.part(&user.id, None, &TextPart::user(message).into())?;
+        rec.status(SessionStatus::Busy)?;
 
-        let ruleset = agent_ruleset(&opts.agent, &s.config, &s.flags)?;
-        let surface = self.surface()?;
+        let ruleset = self.ruleset()?;
+        let surface = self.surface_with(ruleset.clone());
         let specs: Vec<ToolSpec> = surface
             .iter()
             .map(|t| ToolSpec {
@@ -191,26 +203,28 @@ impl Runner {
             }
             steps += 1;
             let mut attempt = 0;
-            let run = loop {
+            let end = loop {
                 let history = chat_history(&s.store.messages(session_id)?);
                 let will_retry = attempt < opts.max_retries;
-                let run = run_step(&step_env, history, will_retry).await?;
-                match &run.end {
+                let end = run_step(&step_env, history, will_retry).await?;
+                match &end {
                     StepEnd::Broken(e) if will_retry && e.retryable() && !cancel.is_cancelled() => {
                         attempt += 1;
                         let wait = retry_wait(opts.retry_delay, attempt, e.retry_after());
-                        let status = json!({"type": "retry", "attempt": attempt,
-                                            "message": e.to_string(), "waitMs": wait.as_millis()});
-                        rec.status(status)?;
+                        rec.status(SessionStatus::Retry {
+                            attempt,
+                            message: e.to_string(),
+                            wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                        })?;
                         tokio::select! {
                             () = s.clock.sleep(wait) => {}
                             () = cancel.cancelled() => {}
                         }
                     }
-                    _ => break run,
+                    _ => break end,
                 }
             };
-            let (reason, usage, calls, step_text) = match run.end {
+            let (message, reason, usage, calls, step_text) = match end {
                 StepEnd::Broken(e)
                     if cancel.is_cancelled() || e == crate::provider::ProviderError::Cancelled =>
                 {
@@ -223,30 +237,22 @@ impl Runner {
                     };
                 }
                 StepEnd::Finished {
+                    message,
                     reason,
                     usage,
                     calls,
                     text,
-                } => (reason, usage, calls, text),
+                } => (message, reason, usage, calls, text),
             };
             if !step_text.is_empty() {
                 text = step_text;
             }
-            let results = run_calls(&call_env, &run.message_id, calls).await?;
-            let reason = parts::finish_reason(&reason);
-            let mut data = run.message_data;
-            parts::finish_message(&mut data, now_ms(), &reason, usage);
-            rec.update_message(&run.message_id, data)?;
-            rec.part(
-                &run.message_id,
-                None,
-                part_kinds::STEP_FINISH,
-                parts::step_finish(&reason, usage),
-            )?;
-            if cancel.is_cancelled() || results.iter().any(|r| r.cancelled) {
+            let results = run_calls(&call_env, message.id(), calls).await?;
+            message.finish(&rec, &reason, usage)?;
+            if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
                 break RunOutcome::Cancelled;
             }
-            if let Some(halt) = results.iter().find(|r| r.halts) {
+            if let Some(halt) = results.iter().find(|r| r.end == CallEnd::Halted) {
                 break RunOutcome::Stopped {
                     reason: halt.output.clone(),
                 };
@@ -268,7 +274,7 @@ impl Runner {
             }
             _ => {}
         }
-        rec.status(json!({"type": "idle"}))?;
+        rec.status(SessionStatus::Idle)?;
         Ok(RunReport {
             session_id: session_id.to_string(),
             outcome,
@@ -293,8 +299,8 @@ async fn run_calls(
     let results = run_batches(
         batches(prepared, execute::Prepared::concurrency_safe),
         |p| execute::execute(env, p),
-        |p| execute::refuse(env, &p, SKIPPED),
-        |r| r.as_ref().map_or(true, |o| o.halts || o.cancelled),
+        |p| execute::refuse(env, p, SKIPPED),
+        |r| r.as_ref().map_or(true, |o| o.end.stops_turn()),
     )
     .await;
     results

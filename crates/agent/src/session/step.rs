@@ -5,16 +5,18 @@
 
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
+use strata_protocol::part::TextPart;
+use strata_protocol::tool::ToolPart;
 use tokio_util::sync::CancellationToken;
 
 use super::accumulate::{Change, StepAccumulator};
 use super::parts::{self, ModelRef};
 use super::record::Recorder;
-use crate::events::part_kinds;
+use super::step_message::StepMessage;
 use crate::provider::{
     ChatMessage, ChatRequest, FinishReason, Provider, ProviderError, ToolCall, ToolSpec, Usage,
 };
-use crate::store::{Role, StoreError, now_ms};
+use crate::store::{StoreError, now_ms};
 
 /// What a step needs to call the model.
 pub struct StepEnv<'a> {
@@ -30,6 +32,8 @@ pub struct StepEnv<'a> {
 /// How the model's response ended.
 pub enum StepEnd {
     Finished {
+        /// The step's message, for the runner to finish after the tools ran.
+        message: StepMessage,
         reason: FinishReason,
         usage: Option<Usage>,
         /// Ready calls with the id of their part, in the model's order.
@@ -38,14 +42,6 @@ pub enum StepEnd {
     },
     /// The request or its stream failed (or was cancelled); the message is marked failed.
     Broken(ProviderError),
-}
-
-/// One step's assistant message and how its response ended.
-pub struct StepRun {
-    pub message_id: String,
-    /// The message's data, for the runner to complete after the tools ran.
-    pub message_data: Value,
-    pub end: StepEnd,
 }
 
 /// The opencode-style name of a provider failure.
@@ -66,22 +62,14 @@ pub async fn run_step(
     env: &StepEnv<'_>,
     history: Vec<ChatMessage>,
     will_retry: bool,
-) -> Result<StepRun, StoreError> {
+) -> Result<StepEnd, StoreError> {
     let rec = env.recorder;
-    let mut data = parts::assistant_message(now_ms(), env.agent, env.model);
-    let message = rec.message(Role::Assistant, data.clone())?;
-    rec.part(
-        &message.id,
-        None,
-        part_kinds::STEP_START,
-        parts::step_start(),
-    )?;
+    let message = StepMessage::open(rec, env.agent, env.model)?;
     let mut driver = Driver {
         rec,
-        message_id: message.id.clone(),
+        message_id: message.id().to_string(),
         acc: StepAccumulator::new(),
         text_part: None,
-        call_parts: Vec::new(),
     };
     let request = ChatRequest {
         model: env.model.model_id.clone(),
@@ -91,11 +79,12 @@ pub async fn run_step(
         max_tokens: None,
     };
     let result = stream(env, request, &mut driver).await?;
-    let end = match result {
+    Ok(match result {
         Ok((reason, usage)) => StepEnd::Finished {
+            message,
             reason,
             usage,
-            calls: driver.ready_calls(),
+            calls: driver.acc.ready_with_parts(),
             text: driver.acc.text(),
         },
         Err(error) => {
@@ -106,16 +95,9 @@ pub async fn run_step(
             } else {
                 error
             };
-            let name = error_name(&error);
-            parts::fail_message(&mut data, now_ms(), name, &error.to_string(), retried);
-            rec.update_message(&message.id, data.clone())?;
+            message.fail(rec, error_name(&error), &error.to_string(), retried)?;
             StepEnd::Broken(error)
         }
-    };
-    Ok(StepRun {
-        message_id: message.id,
-        message_data: data,
-        end,
     })
 }
 
@@ -166,8 +148,6 @@ struct Driver<'a> {
     acc: StepAccumulator,
     /// The open text part: `(id, start)`.
     text_part: Option<(String, i64)>,
-    /// `(call id, part id)` in start order.
-    call_parts: Vec<(String, String)>,
 }
 
 impl Driver<'_> {
@@ -179,12 +159,8 @@ impl Driver<'_> {
         match change {
             Change::TextOpened => {
                 let start = now_ms();
-                let part = rec.part(
-                    &self.message_id,
-                    None,
-                    part_kinds::TEXT,
-                    parts::text("", start, None),
-                )?;
+                let text = TextPart::assistant("", start, None);
+                let part = rec.part(&self.message_id, None, &text.into())?;
                 self.text_part = Some((part.id, start));
             }
             Change::TextDelta(delta) => {
@@ -194,42 +170,24 @@ impl Driver<'_> {
             }
             Change::TextClosed(text) => {
                 if let Some((id, start)) = self.text_part.take() {
-                    let data = parts::text(&text, start, Some(now_ms()));
-                    rec.part(&self.message_id, Some(&id), part_kinds::TEXT, data)?;
+                    let text = TextPart::assistant(&text, start, Some(now_ms()));
+                    rec.part(&self.message_id, Some(&id), &text.into())?;
                 }
             }
             Change::CallStarted { id, name } => {
-                let data = parts::tool_pending(&id, &name, "");
-                let part = rec.part(&self.message_id, None, part_kinds::TOOL, data)?;
-                self.call_parts.push((id, part.id));
+                let pending = ToolPart::pending(&id, &name, "");
+                let part = rec.part(&self.message_id, None, &pending.into())?;
+                self.acc.set_part(&id, part.id);
             }
             Change::CallReady(call) => {
-                if let Some(part_id) = self.part_of(&call.id) {
-                    let data = parts::tool_pending(&call.id, &call.name, &call.arguments);
-                    rec.part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
+                if let Some(part_id) = self.acc.part_of(&call.id) {
+                    let pending = ToolPart::pending(&call.id, &call.name, &call.arguments);
+                    rec.part(&self.message_id, Some(part_id), &pending.into())?;
                 }
             }
             Change::Finished { reason, usage } => return Ok(Some((reason, usage))),
         }
         Ok(None)
-    }
-
-    fn part_of(&self, call_id: &str) -> Option<String> {
-        self.call_parts
-            .iter()
-            .find(|(c, _)| c == call_id)
-            .map(|(_, p)| p.clone())
-    }
-
-    fn ready_calls(&self) -> Vec<(ToolCall, String)> {
-        self.acc
-            .ready_calls()
-            .into_iter()
-            .filter_map(|c| {
-                let part = self.part_of(&c.id)?;
-                Some((c, part))
-            })
-            .collect()
     }
 
     fn unfinished_ids(&self) -> Vec<String> {
@@ -247,30 +205,29 @@ impl Driver<'_> {
         }
         let now = now_ms();
         let cancelled = matches!(error, ProviderError::Cancelled);
-        for call in self.acc.ready_calls() {
-            let Some(part_id) = self.part_of(&call.id) else {
-                continue;
-            };
+        for (call, part_id) in self.acc.ready_with_parts() {
             let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
             let why = if cancelled {
                 super::execute::CANCELLED
             } else {
                 "Not run: the model's response broke off before it was complete."
             };
-            let data = parts::tool_error(&call.id, &call.name, &input, (now, now), why, None);
+            let state = parts::failed(&input, (now, now), why, None);
+            let part = ToolPart::with(&call.id, &call.name, state);
             self.rec
-                .part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
+                .part(&self.message_id, Some(&part_id), &part.into())?;
         }
         for (id, name, raw) in self.acc.unfinished_calls() {
-            let Some(part_id) = self.part_of(&id) else {
+            let Some(part_id) = self.acc.part_of(&id).map(str::to_string) else {
                 continue;
             };
             let mut meta = Map::new();
             meta.insert("raw".into(), json!(raw));
             let why = "Not run: the model's response broke off while this call's arguments were still arriving.";
-            let data = parts::tool_error(&id, &name, &json!({}), (now, now), why, Some(meta));
+            let state = parts::failed(&json!({}), (now, now), why, Some(meta));
+            let part = ToolPart::with(&id, &name, state);
             self.rec
-                .part(&self.message_id, Some(&part_id), part_kinds::TOOL, data)?;
+                .part(&self.message_id, Some(&part_id), &part.into())?;
         }
         Ok(())
     }

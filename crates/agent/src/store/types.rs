@@ -1,88 +1,9 @@
-//! The rows the store hands out (`Session`, `Message`, `Part`, `Event`) and `StoreError`.
+//! The rows the store hands out (`Session`, `Message`, `Part`, `Event`, defined in
+//! `strata-protocol` because its events carry them) and `StoreError`.
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-/// Event kinds the store writes itself; callers may record others with `record_event`.
-pub mod kinds {
-    pub const SESSION_CREATED: &str = "session.created";
-    pub const SESSION_UPDATED: &str = "session.updated";
-    pub const MESSAGE_UPDATED: &str = "message.updated";
-    pub const PART_UPDATED: &str = "message.part.updated";
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Session {
-    pub id: String,
-    /// The project directory the session ran in.
-    pub directory: PathBuf,
-    pub title: String,
-    pub created_ms: i64,
-    /// Bumped by every change to the session, its messages or parts.
-    pub updated_ms: i64,
-    /// The session that spawned this one (subagents), if any.
-    pub parent_id: Option<String>,
-}
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    User,
-    Assistant,
-}
-
-impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        }
-    }
-
-    pub(crate) fn parse(text: &str) -> Option<Role> {
-        match text {
-            "user" => Some(Role::User),
-            "assistant" => Some(Role::Assistant),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Message {
-    pub id: String,
-    pub session_id: String,
-    pub role: Role,
-    pub created_ms: i64,
-    /// Whatever the loop keeps about the message (model, finish reason, usage, …).
-    pub data: Value,
-}
-
-/// One piece of a message (text, a tool call and its state, …), ordered by `seq`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Part {
-    pub id: String,
-    pub message_id: String,
-    pub session_id: String,
-    /// Position within the message, from 1, fixed when the part is first written.
-    pub seq: i64,
-    pub kind: String,
-    pub data: Value,
-    pub updated_ms: i64,
-}
-
-/// A committed state change, numbered without gaps per session from 1.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Event {
-    pub session_id: String,
-    pub seq: i64,
-    pub kind: String,
-    pub data: Value,
-    pub created_ms: i64,
-}
+pub use strata_protocol::store::{Event, Message, Part, Role, Session, kinds};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

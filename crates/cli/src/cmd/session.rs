@@ -4,9 +4,10 @@
 use std::path::Path;
 
 use serde_json::Value;
-use strata_agent::events::{part_kinds, session_json};
+use strata_agent::events::session_json;
 use strata_agent::session::{export, prompt::utc_date};
 use strata_agent::store::{Role, Store};
+use strata_protocol::{AssistantMessage, PartData};
 use strata_services::flags::RuntimeFlags;
 
 use crate::args::{Format, SessionCommand};
@@ -92,28 +93,29 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
         };
         println!("[{who}] {}", when(message.created_ms));
         for part in parts {
-            let d = &part.data;
-            match part.kind.as_str() {
-                part_kinds::TEXT => println!("{}", d["text"].as_str().unwrap_or_default()),
-                part_kinds::TOOL => {
-                    let state = &d["state"];
-                    let status = state["status"].as_str().unwrap_or("?");
-                    let title = state["title"].as_str().unwrap_or_default();
-                    let tool = d["tool"].as_str().unwrap_or("?");
+            match PartData::of(&part) {
+                Some(PartData::Text(text)) => println!("{}", text.text),
+                Some(PartData::Tool(call)) => {
+                    let status = call.state.status();
+                    let title = call.state.title().unwrap_or_default();
+                    let tool = if call.tool.is_empty() {
+                        "?"
+                    } else {
+                        &call.tool
+                    };
                     println!("  • {tool} ({status}) {title}");
-                    if let Some(error) = state["error"].as_str() {
+                    if let Some(error) = call.state.error() {
                         println!("    {}", error.lines().next().unwrap_or_default());
                     }
                 }
                 _ => {}
             }
         }
-        if let Some(error) = message
-            .data
-            .pointer("/error/data/message")
-            .and_then(Value::as_str)
+        if let Some(error) = AssistantMessage::from_value(&message.data)
+            .ok()
+            .and_then(|m| m.error)
         {
-            println!("  error: {error}");
+            println!("  error: {}", error.data.message);
         }
         println!();
     }

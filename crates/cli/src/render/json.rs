@@ -11,8 +11,9 @@
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
-use strata_agent::events::{event_part, kinds, part_json, part_kinds};
+use strata_agent::events::{event_part, kinds, part_json};
 use strata_agent::store::Event;
+use strata_protocol::PartData;
 
 /// Turns stored events into output lines; each part is printed at most once.
 #[derive(Debug, Default)]
@@ -34,15 +35,12 @@ impl JsonRenderer {
             return Some(out);
         }
         let part = event_part(event)?;
-        let kind = match part.kind.as_str() {
-            part_kinds::STEP_START => "step_start",
-            part_kinds::STEP_FINISH => "step_finish",
-            part_kinds::TEXT if part.data.pointer("/time/end").is_some() => "text",
-            part_kinds::TOOL => match part.data.pointer("/state/status").and_then(Value::as_str) {
-                Some("completed" | "error") => "tool_use",
-                _ => return None,
-            },
-            _ => return None,
+        let kind = match PartData::of(&part)? {
+            PartData::StepStart => "step_start",
+            PartData::StepFinish(_) => "step_finish",
+            PartData::Text(text) if text.is_finished() => "text",
+            PartData::Tool(tool) if tool.state.is_finished() => "tool_use",
+            PartData::Text(_) | PartData::Tool(_) => return None,
         };
         if !self.printed.insert(part.id.clone()) {
             return None;

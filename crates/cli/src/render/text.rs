@@ -7,9 +7,11 @@ use std::io::Write;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::Deserialize;
 use serde_json::Value;
-use strata_agent::events::{event_part, kinds, part_kinds};
+use strata_agent::events::{ErrorEvent, SessionStatus, StatusEvent, event_part, kinds};
 use strata_agent::store::Event;
+use strata_protocol::{PartData, ToolPart, ToolState};
 
 /// Renders one run for a person.
 pub struct TextRenderer {
@@ -46,70 +48,73 @@ impl TextRenderer {
         if event.kind == kinds::SESSION_ERROR {
             self.stop_spinner();
             self.end_line();
-            let message = event
-                .data
-                .pointer("/error/data/message")
-                .and_then(Value::as_str)
-                .unwrap_or("unknown error");
+            let error = ErrorEvent::deserialize(&event.data).ok();
+            let message = error
+                .as_ref()
+                .map_or("unknown error", |e| e.error.data.message.as_str());
             eprintln!("strata: {message}");
             return;
         }
-        if event.kind == kinds::SESSION_STATUS
-            && event.data.pointer("/status/type") == Some(&Value::from("retry"))
-        {
-            let message = event
-                .data
-                .pointer("/status/message")
-                .and_then(Value::as_str);
-            eprintln!(
-                "strata: retrying: {}",
-                message.unwrap_or("the model request failed")
-            );
+        if event.kind == kinds::SESSION_STATUS {
+            if let Ok(StatusEvent {
+                status: SessionStatus::Retry { message, .. },
+                ..
+            }) = StatusEvent::deserialize(&event.data)
+            {
+                let message = if message.is_empty() {
+                    "the model request failed"
+                } else {
+                    &message
+                };
+                eprintln!("strata: retrying: {message}");
+            }
             return;
         }
         let Some(part) = event_part(event) else {
             return;
         };
-        match part.kind.as_str() {
-            part_kinds::TEXT if part.data.pointer("/time/end").is_some() => {
+        match PartData::of(&part) {
+            Some(PartData::Text(text)) if text.is_finished() => {
                 if !self.streamed.contains(&part.id) {
-                    let text = part.data["text"].as_str().unwrap_or_default().to_string();
-                    self.write(&text);
+                    self.write(&text.text);
                 }
                 self.end_line();
             }
-            part_kinds::TOOL => self.tool(&part.id, &part.data),
+            Some(PartData::Tool(tool)) => self.tool(&part.id, &tool),
             _ => {}
         }
     }
 
-    fn tool(&mut self, part_id: &str, data: &Value) {
-        let state = &data["state"];
-        let name = data["tool"].as_str().unwrap_or("tool");
-        let label = format!("{name} {}", describe(state));
-        match state["status"].as_str() {
-            Some("running") => {
+    fn tool(&mut self, part_id: &str, tool: &ToolPart) {
+        let name = if tool.tool.is_empty() {
+            "tool"
+        } else {
+            &tool.tool
+        };
+        let label = format!("{name} {}", describe(&tool.state));
+        match &tool.state {
+            ToolState::Running(_) => {
                 self.running.insert(part_id.to_string(), label);
                 self.show_spinner();
             }
-            Some(status @ ("completed" | "error")) => {
+            ToolState::Completed(_) | ToolState::Error(_) => {
                 self.running.remove(part_id);
                 if !self.shown.insert(part_id.to_string()) {
                     return;
                 }
                 self.stop_spinner();
                 self.end_line();
-                let line = if status == "completed" {
-                    format!("→ {}\n", label.trim_end())
-                } else {
-                    let error = state["error"].as_str().unwrap_or_default();
-                    let first = error.lines().next().unwrap_or_default();
-                    format!("✗ {}: {first}\n", label.trim_end())
+                let line = match tool.state.error() {
+                    None => format!("→ {}\n", label.trim_end()),
+                    Some(error) => {
+                        let first = error.lines().next().unwrap_or_default();
+                        format!("✗ {}: {first}\n", label.trim_end())
+                    }
                 };
                 self.write(&line);
                 self.show_spinner();
             }
-            _ => {}
+            ToolState::Pending(_) => {}
         }
     }
 
@@ -177,11 +182,11 @@ impl TextRenderer {
 }
 
 /// A short description of a call: its title, else its main argument.
-fn describe(state: &Value) -> String {
-    if let Some(title) = state["title"].as_str().filter(|t| !t.is_empty()) {
+fn describe(state: &ToolState) -> String {
+    if let Some(title) = state.title().filter(|t| !t.is_empty()) {
         return title.to_string();
     }
-    let input = &state["input"];
+    let input = state.input();
     for key in [
         "filePath", "path", "pattern", "command", "url", "query", "tool",
     ] {

@@ -17,18 +17,13 @@ fn sh(script: &str) -> CommandSpec {
     CommandSpec::shell("sh", script)
 }
 
-/// Polls `cond` every 10 ms until it holds or `limit` passes; returns whether it held.
+/// Polls `cond` until it holds or `limit` passes; returns whether it held.
 async fn eventually(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
-    let end = Instant::now() + limit;
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= end {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let held = strata_testkit::poll_within(limit, || {
+        let held = cond();
+        async move { held.then_some(()) }
+    });
+    held.await.is_some()
 }
 
 fn members(child_pid: u32) -> usize {

@@ -2,7 +2,8 @@
 //! the providers use — OpenAI chat completions (`POST /v1/chat/completions`) and Anthropic
 //! Messages (`POST /v1/messages`) — and answering each request with the next [`Turn`] of its
 //! script. Every request is recorded so tests can assert what the client sent (tool schemas,
-//! tool results, headers).
+//! tool results, headers), read back into one neutral shape ([`SentRequest`]) and rendered
+//! readably for snapshots ([`ModelServer::rendered`]).
 //!
 //! The server runs on its own thread and runtime, so it works from plain `#[test]`s, from
 //! `#[tokio::test]`s and for child processes alike; it stops when dropped.
@@ -10,10 +11,12 @@
 //! ```ignore
 //! let server = ModelServer::start(vec![Turn::tool_call("c1", "read", r#"{"filePath":"a"}"#), Turn::text("done")]);
 //! // point OPENAI_BASE_URL at server.url() or ANTHROPIC_BASE_URL at server.anthropic_url()
-//! assert_eq!(server.requests()[1]["messages"][2]["role"], "tool");
+//! assert_eq!(server.sent()[1].results()[0].0, "c1");
+//! insta::assert_snapshot!(server.rendered());
 //! ```
 
 mod script;
+mod sent;
 mod wire;
 
 use std::collections::VecDeque;
@@ -32,6 +35,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 pub use script::{ScriptedCall, Turn, call};
+pub use sent::{SentItem, SentMessage, SentRequest, render_requests};
 pub use wire::{USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS};
 
 /// The OpenAI-style endpoint path.
@@ -156,6 +160,20 @@ impl ModelServer {
             .iter()
             .map(|r| r.body.clone())
             .collect()
+    }
+
+    /// Every request received so far, read into the protocol-neutral [`SentRequest`].
+    pub fn sent(&self) -> Vec<SentRequest> {
+        lock(&self.shared.log)
+            .iter()
+            .map(|r| SentRequest::from_body(&r.body))
+            .collect()
+    }
+
+    /// A readable rendering of every request received so far, for snapshots (see
+    /// [`render_requests`]).
+    pub fn rendered(&self) -> String {
+        render_requests(&self.requests())
     }
 
     /// Every request received so far with its path and headers.

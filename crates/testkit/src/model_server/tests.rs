@@ -2,7 +2,7 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::*;
 
@@ -25,14 +25,11 @@ fn post(server: &ModelServer, path: &str, body: &str) -> String {
 }
 
 fn poll_until(what: &str, limit: Duration, check: impl Fn() -> bool) {
-    let start = Instant::now();
-    while !check() {
-        assert!(
-            start.elapsed() < limit,
-            "timed out after {limit:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let held = crate::poll_within_blocking(limit, || check().then_some(()));
+    assert!(
+        held.is_some(),
+        "timed out after {limit:?} waiting for {what}"
+    );
 }
 
 const OPENAI_BODY: &str =

@@ -8,43 +8,22 @@
 
 use serde_json::Value;
 
-use crate::provider::assembler::ToolCallAssembler;
-use crate::provider::http::{Decoder, finish};
 use crate::provider::sse::SseEvent;
-use crate::provider::{FinishReason, ProviderError, StreamEvent, Usage};
+use crate::provider::{DecodeState, FinishReason, ProviderError, StreamEvent, Usage};
 
-pub(crate) struct AnthropicDecoder {
-    url: String,
-    calls: ToolCallAssembler,
-    stop: Option<FinishReason>,
-    usage: Option<Usage>,
-    done: bool,
-}
-
-impl AnthropicDecoder {
-    pub(crate) fn new(url: String) -> Self {
-        Self {
-            url,
-            calls: ToolCallAssembler::new(),
-            stop: None,
-            usage: None,
-            done: false,
-        }
+/// Adds a usage report to the totals.
+fn add_usage(state: &mut DecodeState, usage: Option<&Value>) {
+    let Some(usage) = usage.filter(|u| u.is_object()) else {
+        return;
+    };
+    let count = |k: &str| usage.get(k).and_then(Value::as_u64);
+    let total = state.usage.get_or_insert_with(Usage::default);
+    // Later events report running totals; a zero input count (some gateways) keeps the old.
+    if let Some(input) = count("input_tokens").filter(|n| *n > 0) {
+        total.input_tokens = input;
     }
-
-    fn add_usage(&mut self, usage: Option<&Value>) {
-        let Some(usage) = usage.filter(|u| u.is_object()) else {
-            return;
-        };
-        let count = |k: &str| usage.get(k).and_then(Value::as_u64);
-        let total = self.usage.get_or_insert_with(Usage::default);
-        // Later events report running totals; a zero input count (some gateways) keeps the old.
-        if let Some(input) = count("input_tokens").filter(|n| *n > 0) {
-            total.input_tokens = input;
-        }
-        if let Some(output) = count("output_tokens") {
-            total.output_tokens = output;
-        }
+    if let Some(output) = count("output_tokens") {
+        total.output_tokens = output;
     }
 }
 
@@ -57,132 +36,106 @@ fn stop_reason(text: &str) -> FinishReason {
     }
 }
 
-impl Decoder for AnthropicDecoder {
-    fn event(&mut self, ev: SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
-        if ev.data.trim().is_empty() {
-            return Ok(());
-        }
-        let data: Value = serde_json::from_str(&ev.data).map_err(|e| ProviderError::Decode {
-            url: self.url.clone(),
-            detail: format!(
-                "an event is not JSON ({e}): {}",
-                ev.data.chars().take(200).collect::<String>()
-            ),
-        })?;
-        let kind = data
-            .get("type")
+/// Handles one event of the stream.
+pub(super) fn decode(
+    ev: SseEvent,
+    state: &mut DecodeState,
+    out: &mut Vec<StreamEvent>,
+) -> Result<(), ProviderError> {
+    if ev.data.trim().is_empty() {
+        return Ok(());
+    }
+    let data: Value = serde_json::from_str(&ev.data).map_err(|e| ProviderError::Decode {
+        url: state.url.clone(),
+        detail: format!(
+            "an event is not JSON ({e}): {}",
+            ev.data.chars().take(200).collect::<String>()
+        ),
+    })?;
+    let kind = data
+        .get("type")
+        .and_then(Value::as_str)
+        .or(ev.event.as_deref())
+        .unwrap_or_default();
+    let slot = data.get("index").and_then(Value::as_u64).unwrap_or(0);
+    let str_of = |v: Option<&Value>, k: &str| {
+        v.and_then(|v| v.get(k))
             .and_then(Value::as_str)
-            .or(ev.event.as_deref())
-            .unwrap_or_default();
-        let slot = data.get("index").and_then(Value::as_u64).unwrap_or(0);
-        let str_of = |v: Option<&Value>, k: &str| {
-            v.and_then(|v| v.get(k))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
-        match kind {
-            "message_start" => self.add_usage(data.get("message").and_then(|m| m.get("usage"))),
-            "content_block_start" => {
-                let block = data.get("content_block");
-                match str_of(block, "type").as_deref() {
-                    Some("text") => {
-                        if let Some(text) = str_of(block, "text").filter(|t| !t.is_empty()) {
-                            out.push(StreamEvent::TextDelta(text));
-                        }
+            .map(str::to_string)
+    };
+    match kind {
+        "message_start" => add_usage(state, data.get("message").and_then(|m| m.get("usage"))),
+        "content_block_start" => {
+            let block = data.get("content_block");
+            match str_of(block, "type").as_deref() {
+                Some("text") => {
+                    if let Some(text) = str_of(block, "text").filter(|t| !t.is_empty()) {
+                        out.push(StreamEvent::TextDelta(text));
                     }
-                    Some("tool_use") => {
-                        let id = str_of(block, "id");
-                        let name = str_of(block, "name");
-                        // Streamed blocks start with `input: {}`; a gateway may send it whole.
-                        let input = block
-                            .and_then(|b| b.get("input"))
-                            .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
-                            .map(Value::to_string);
-                        out.extend(self.calls.push(
-                            slot,
-                            id.as_deref(),
-                            name.as_deref(),
-                            input.as_deref(),
-                        ));
-                    }
-                    _ => {}
                 }
-            }
-            "content_block_delta" => {
-                let delta = data.get("delta");
-                match str_of(delta, "type").as_deref() {
-                    Some("text_delta") => {
-                        if let Some(text) = str_of(delta, "text").filter(|t| !t.is_empty()) {
-                            out.push(StreamEvent::TextDelta(text));
-                        }
-                    }
-                    Some("input_json_delta") => {
-                        let part = str_of(delta, "partial_json");
-                        out.extend(self.calls.push(slot, None, None, part.as_deref()));
-                    }
-                    _ => {}
+                Some("tool_use") => {
+                    let id = str_of(block, "id");
+                    let name = str_of(block, "name");
+                    // Streamed blocks start with `input: {}`; a gateway may send it whole.
+                    let input = block
+                        .and_then(|b| b.get("input"))
+                        .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
+                        .map(Value::to_string);
+                    out.extend(state.calls.push(
+                        slot,
+                        id.as_deref(),
+                        name.as_deref(),
+                        input.as_deref(),
+                    ));
                 }
+                _ => {}
             }
-            "content_block_stop" => out.extend(self.calls.complete(slot)),
-            "message_delta" => {
-                if let Some(reason) = str_of(data.get("delta"), "stop_reason") {
-                    self.stop = Some(stop_reason(&reason));
-                }
-                self.add_usage(data.get("usage"));
-            }
-            "message_stop" => self.done = true,
-            "error" => {
-                let err = data.get("error");
-                return Err(ProviderError::Api {
-                    url: self.url.clone(),
-                    kind: str_of(err, "type").unwrap_or_else(|| "error".into()),
-                    message: str_of(err, "message").unwrap_or_else(|| data.to_string()),
-                });
-            }
-            _ => {}
         }
-        Ok(())
-    }
-
-    fn done(&self) -> bool {
-        self.done
-    }
-
-    fn end(
-        &mut self,
-        broken: Option<String>,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), ProviderError> {
-        if !self.done && self.stop.is_none() {
-            return Err(ProviderError::Interrupted {
-                url: self.url.clone(),
-                call_ids: self.calls.open_ids(),
-                detail: broken
-                    .unwrap_or_else(|| "the connection closed before the response finished".into()),
+        "content_block_delta" => {
+            let delta = data.get("delta");
+            match str_of(delta, "type").as_deref() {
+                Some("text_delta") => {
+                    if let Some(text) = str_of(delta, "text").filter(|t| !t.is_empty()) {
+                        out.push(StreamEvent::TextDelta(text));
+                    }
+                }
+                Some("input_json_delta") => {
+                    let part = str_of(delta, "partial_json");
+                    out.extend(state.calls.push(slot, None, None, part.as_deref()));
+                }
+                _ => {}
+            }
+        }
+        "content_block_stop" => out.extend(state.calls.complete(slot)),
+        "message_delta" => {
+            if let Some(reason) = str_of(data.get("delta"), "stop_reason") {
+                state.reason = Some(stop_reason(&reason));
+            }
+            add_usage(state, data.get("usage"));
+        }
+        "message_stop" => state.done = true,
+        "error" => {
+            let err = data.get("error");
+            return Err(ProviderError::Api {
+                url: state.url.clone(),
+                kind: str_of(err, "type").unwrap_or_else(|| "error".into()),
+                message: str_of(err, "message").unwrap_or_else(|| data.to_string()),
             });
         }
-        let (ready, incomplete) = self.calls.finish();
-        out.extend(ready);
-        let reason = self.stop.take().unwrap_or(if self.calls.any_started() {
-            FinishReason::ToolCalls
-        } else {
-            FinishReason::Stop
-        });
-        finish(&self.url, reason, self.usage, incomplete, out)
+        _ => {}
     }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::AnthropicWire;
     use crate::provider::ToolCall;
     use crate::provider::http::decode_all;
 
     fn decode(body: &str) -> (Vec<StreamEvent>, Option<ProviderError>) {
-        decode_all(
-            AnthropicDecoder::new("http://127.0.0.1:1/v1/messages".into()),
-            body,
-        )
+        decode_all::<AnthropicWire>("http://127.0.0.1:1/v1/messages", body)
     }
 
     fn sse(events: &[(&str, &str)]) -> String {

@@ -4,95 +4,59 @@
 
 mod decode;
 
-use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::http::{build_client, key_header, post_sse};
-use super::{ChatMessage, ChatRequest, EventStream, Media, Provider, ProviderError};
-
-pub(crate) use decode::AnthropicDecoder;
+use super::http::key_header;
+use super::sse::SseEvent;
+use super::stream_state::DecodeState;
+use super::streaming::{StreamingProvider, Wire};
+use super::{ChatMessage, ChatRequest, Media, ProviderError, StreamEvent};
 
 /// The API version header value this implementation speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// `max_tokens` is required by the Messages API; used when the request does not set it.
 pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 
-/// A provider speaking the Anthropic Messages protocol.
-#[derive(Debug, Clone)]
-pub struct Anthropic {
-    base_url: String,
-    api_key: Option<String>,
-    client: reqwest::Client,
-}
+/// The Messages protocol: `x-api-key` and `anthropic-version` headers, `/v1/messages` after
+/// the host root.
+#[derive(Debug, Clone, Copy)]
+pub struct AnthropicWire;
 
-impl Anthropic {
-    /// `base_url` is the host root, e.g. `http://127.0.0.1:8080`; a trailing `/v1` is tolerated.
-    pub fn new(
-        base_url: impl Into<String>,
-        api_key: Option<String>,
-    ) -> Result<Self, ProviderError> {
-        let base_url = base_url.into();
-        let client = build_client(&base_url)?;
-        Ok(Self::with_client(client, base_url, api_key))
+/// A provider speaking the Anthropic Messages protocol. Its base URL is the host root, e.g.
+/// `http://127.0.0.1:8080`; a trailing `/v1` is tolerated.
+pub type Anthropic = StreamingProvider<AnthropicWire>;
+
+impl Wire for AnthropicWire {
+    const NAME: &'static str = "anthropic";
+    const PATH: &'static str = "/v1/messages";
+
+    fn base_url(trimmed: &str) -> String {
+        trimmed.strip_suffix("/v1").unwrap_or(trimmed).to_string()
     }
 
-    /// Like [`new`](Self::new) but sharing an existing client.
-    pub fn with_client(
-        client: reqwest::Client,
-        base_url: impl Into<String>,
-        api_key: Option<String>,
-    ) -> Self {
-        let base = base_url.into();
-        let base = base.trim_end_matches('/');
-        let base = base.strip_suffix("/v1").unwrap_or(base).to_string();
-        Self {
-            base_url: base,
-            api_key: api_key.filter(|k| !k.is_empty()),
-            client,
-        }
-    }
-
-    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+    fn headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
         let mut headers = HeaderMap::new();
         headers.insert(
             "anthropic-version",
             HeaderValue::from_static(ANTHROPIC_VERSION),
         );
-        if let Some(key) = &self.api_key {
+        if let Some(key) = api_key {
             headers.insert("x-api-key", key_header(key, "ANTHROPIC_API_KEY")?);
         }
         Ok(headers)
     }
-}
 
-#[async_trait]
-impl Provider for Anthropic {
-    fn name(&self) -> &str {
-        "anthropic"
+    fn body(req: &ChatRequest) -> Value {
+        request_body(req)
     }
 
-    fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
-    async fn stream(
-        &self,
-        req: ChatRequest,
-        cancel: CancellationToken,
-    ) -> Result<EventStream, ProviderError> {
-        let url = format!("{}/v1/messages", self.base_url);
-        let decoder = AnthropicDecoder::new(url.clone());
-        post_sse(
-            &self.client,
-            url,
-            self.headers()?,
-            request_body(&req),
-            cancel,
-            decoder,
-        )
-        .await
+    fn decode(
+        ev: SseEvent,
+        state: &mut DecodeState,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), ProviderError> {
+        decode::decode(ev, state, out)
     }
 }
 
@@ -189,7 +153,7 @@ fn text_block(text: &str) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{ToolCall, ToolSpec};
+    use crate::provider::{Provider, ToolCall, ToolSpec};
 
     #[test]
     fn request_body_merges_tool_results_into_one_user_turn() {

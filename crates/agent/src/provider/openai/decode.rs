@@ -7,39 +7,8 @@
 
 use serde_json::Value;
 
-use crate::provider::assembler::ToolCallAssembler;
-use crate::provider::http::{Decoder, finish};
 use crate::provider::sse::SseEvent;
-use crate::provider::{FinishReason, ProviderError, StreamEvent, Usage};
-
-pub(crate) struct OpenAiDecoder {
-    url: String,
-    calls: ToolCallAssembler,
-    finish: Option<FinishReason>,
-    usage: Option<Usage>,
-    incomplete: Vec<String>,
-    done: bool,
-}
-
-impl OpenAiDecoder {
-    pub(crate) fn new(url: String) -> Self {
-        Self {
-            url,
-            calls: ToolCallAssembler::new(),
-            finish: None,
-            usage: None,
-            incomplete: Vec::new(),
-            done: false,
-        }
-    }
-
-    fn decode_error(&self, detail: String) -> ProviderError {
-        ProviderError::Decode {
-            url: self.url.clone(),
-            detail,
-        }
-    }
-}
+use crate::provider::{DecodeState, FinishReason, ProviderError, StreamEvent, Usage};
 
 fn finish_reason(text: &str) -> FinishReason {
     match text {
@@ -54,126 +23,89 @@ fn preview(text: &str) -> String {
     text.chars().take(200).collect()
 }
 
-impl Decoder for OpenAiDecoder {
-    fn event(&mut self, ev: SseEvent, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
-        let data = ev.data.trim();
-        if data.is_empty() {
-            return Ok(());
-        }
-        if data == "[DONE]" {
-            self.done = true;
-            return Ok(());
-        }
-        let chunk: Value = serde_json::from_str(data).map_err(|e| {
-            self.decode_error(format!("a chunk is not JSON ({e}): {}", preview(data)))
-        })?;
-        if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
-            let kind = err
-                .get("type")
-                .or_else(|| err.get("code"))
-                .map(|k| k.as_str().map_or_else(|| k.to_string(), str::to_string))
-                .unwrap_or_else(|| "error".into());
-            let message = err
-                .get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| err.to_string(), str::to_string);
-            return Err(ProviderError::Api {
-                url: self.url.clone(),
-                kind,
-                message,
-            });
-        }
-        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-            let count = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-            self.usage = Some(Usage {
-                input_tokens: count("prompt_tokens"),
-                output_tokens: count("completion_tokens"),
-            });
-        }
-        let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
-            return Ok(());
-        };
-        if let Some(delta) = choice.get("delta") {
-            if let Some(text) = delta.get("content").and_then(Value::as_str)
-                && !text.is_empty()
-            {
-                out.push(StreamEvent::TextDelta(text.to_string()));
-            }
-            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-                for (position, call) in calls.iter().enumerate() {
-                    let slot = call
-                        .get("index")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(position as u64);
-                    let function = call.get("function");
-                    let field = |k: &str| function.and_then(|f| f.get(k)).and_then(Value::as_str);
-                    out.extend(self.calls.push(
-                        slot,
-                        call.get("id").and_then(Value::as_str),
-                        field("name"),
-                        field("arguments"),
-                    ));
-                }
-            }
-        }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
-            self.finish = Some(finish_reason(reason));
-            let (ready, incomplete) = self.calls.finish();
-            out.extend(ready);
-            self.incomplete = incomplete;
-        }
-        Ok(())
+/// Handles one chunk of the stream.
+pub(super) fn decode(
+    ev: SseEvent,
+    state: &mut DecodeState,
+    out: &mut Vec<StreamEvent>,
+) -> Result<(), ProviderError> {
+    let data = ev.data.trim();
+    if data.is_empty() {
+        return Ok(());
     }
-
-    fn done(&self) -> bool {
-        self.done
+    if data == "[DONE]" {
+        state.done = true;
+        return Ok(());
     }
-
-    fn end(
-        &mut self,
-        broken: Option<String>,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), ProviderError> {
-        let reason = match self.finish.take() {
-            Some(reason) => reason,
-            // `[DONE]` without a finish reason: some servers skip it; the calls decide.
-            None if self.done => {
-                let (ready, incomplete) = self.calls.finish();
-                out.extend(ready);
-                self.incomplete = incomplete;
-                if self.calls.any_started() {
-                    FinishReason::ToolCalls
-                } else {
-                    FinishReason::Stop
-                }
-            }
-            None => {
-                return Err(ProviderError::Interrupted {
-                    url: self.url.clone(),
-                    call_ids: self.calls.open_ids(),
-                    detail: broken.unwrap_or_else(|| {
-                        "the connection closed before the response finished".into()
-                    }),
-                });
-            }
-        };
-        let incomplete = std::mem::take(&mut self.incomplete);
-        finish(&self.url, reason, self.usage, incomplete, out)
+    let chunk: Value = serde_json::from_str(data)
+        .map_err(|e| state.decode_error(format!("a chunk is not JSON ({e}): {}", preview(data))))?;
+    if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
+        let kind = err
+            .get("type")
+            .or_else(|| err.get("code"))
+            .map(|k| k.as_str().map_or_else(|| k.to_string(), str::to_string))
+            .unwrap_or_else(|| "error".into());
+        let message = err
+            .get("message")
+            .and_then(Value::as_str)
+            .map_or_else(|| err.to_string(), str::to_string);
+        return Err(ProviderError::Api {
+            url: state.url.clone(),
+            kind,
+            message,
+        });
     }
+    if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+        let count = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+        state.usage = Some(Usage {
+            input_tokens: count("prompt_tokens"),
+            output_tokens: count("completion_tokens"),
+        });
+    }
+    let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
+        return Ok(());
+    };
+    if let Some(delta) = choice.get("delta") {
+        if let Some(text) = delta.get("content").and_then(Value::as_str)
+            && !text.is_empty()
+        {
+            out.push(StreamEvent::TextDelta(text.to_string()));
+        }
+        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for (position, call) in calls.iter().enumerate() {
+                let slot = call
+                    .get("index")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(position as u64);
+                let function = call.get("function");
+                let field = |k: &str| function.and_then(|f| f.get(k)).and_then(Value::as_str);
+                out.extend(state.calls.push(
+                    slot,
+                    call.get("id").and_then(Value::as_str),
+                    field("name"),
+                    field("arguments"),
+                ));
+            }
+        }
+    }
+    if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+        state.reason = Some(finish_reason(reason));
+        // The choice is over: its calls are complete (the end rule reports broken ones).
+        out.extend(state.calls.finish().0);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::OpenAiWire;
     use crate::provider::ToolCall;
     use crate::provider::http::decode_all;
 
     /// Runs `body` through the parser and decoder as the driver would.
     fn decode(body: &str) -> (Vec<StreamEvent>, Option<ProviderError>) {
-        decode_all(
-            OpenAiDecoder::new("http://127.0.0.1:1/v1/chat/completions".into()),
-            body,
-        )
+        decode_all::<OpenAiWire>("http://127.0.0.1:1/v1/chat/completions", body)
     }
 
     #[test]

@@ -3,86 +3,47 @@
 
 mod decode;
 
-use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use super::http::{build_client, key_header, post_sse};
-use super::{ChatMessage, ChatRequest, EventStream, Media, Provider, ProviderError};
+use super::http::key_header;
+use super::sse::SseEvent;
+use super::stream_state::DecodeState;
+use super::streaming::{StreamingProvider, Wire};
+use super::{ChatMessage, ChatRequest, Media, ProviderError, StreamEvent};
 
-pub(crate) use decode::OpenAiDecoder;
+/// The chat-completions protocol: the key as a bearer token, `/chat/completions` after the
+/// base URL.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenAiWire;
 
-/// A provider speaking the OpenAI chat-completions protocol.
-#[derive(Debug, Clone)]
-pub struct OpenAiCompatible {
-    base_url: String,
-    api_key: Option<String>,
-    client: reqwest::Client,
-}
+/// A provider speaking the OpenAI chat-completions protocol. Its base URL ends before
+/// `/chat/completions`, e.g. `http://127.0.0.1:8080/v1`.
+pub type OpenAiCompatible = StreamingProvider<OpenAiWire>;
 
-impl OpenAiCompatible {
-    /// `base_url` ends before `/chat/completions`, e.g. `http://127.0.0.1:8080/v1`. The key,
-    /// when given, is sent as a bearer token.
-    pub fn new(
-        base_url: impl Into<String>,
-        api_key: Option<String>,
-    ) -> Result<Self, ProviderError> {
-        let base_url = base_url.into();
-        let client = build_client(&base_url)?;
-        Ok(Self::with_client(client, base_url, api_key))
-    }
+impl Wire for OpenAiWire {
+    const NAME: &'static str = "openai";
+    const PATH: &'static str = "/chat/completions";
 
-    /// Like [`new`](Self::new) but sharing an existing client.
-    pub fn with_client(
-        client: reqwest::Client,
-        base_url: impl Into<String>,
-        api_key: Option<String>,
-    ) -> Self {
-        let base_url = base_url.into().trim_end_matches('/').to_string();
-        Self {
-            base_url,
-            api_key: api_key.filter(|k| !k.is_empty()),
-            client,
-        }
-    }
-
-    fn headers(&self) -> Result<HeaderMap, ProviderError> {
+    fn headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
         let mut headers = HeaderMap::new();
-        if let Some(key) = &self.api_key {
+        if let Some(key) = api_key {
             let value = key_header(&format!("Bearer {key}"), "OPENAI_API_KEY")?;
             headers.insert(AUTHORIZATION, value);
         }
         Ok(headers)
     }
-}
 
-#[async_trait]
-impl Provider for OpenAiCompatible {
-    fn name(&self) -> &str {
-        "openai"
+    fn body(req: &ChatRequest) -> Value {
+        request_body(req)
     }
 
-    fn base_url(&self) -> &str {
-        &self.base_url
-    }
-
-    async fn stream(
-        &self,
-        req: ChatRequest,
-        cancel: CancellationToken,
-    ) -> Result<EventStream, ProviderError> {
-        let url = format!("{}/chat/completions", self.base_url);
-        let decoder = OpenAiDecoder::new(url.clone());
-        post_sse(
-            &self.client,
-            url,
-            self.headers()?,
-            request_body(&req),
-            cancel,
-            decoder,
-        )
-        .await
+    fn decode(
+        ev: SseEvent,
+        state: &mut DecodeState,
+        out: &mut Vec<StreamEvent>,
+    ) -> Result<(), ProviderError> {
+        decode::decode(ev, state, out)
     }
 }
 
@@ -183,7 +144,7 @@ fn flush_attached(attached: &mut Vec<(&str, &Media)>, messages: &mut Vec<Value>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::{ToolCall, ToolSpec};
+    use crate::provider::{Provider, ToolCall, ToolSpec};
 
     #[test]
     fn request_body_has_system_tools_tool_calls_and_results() {

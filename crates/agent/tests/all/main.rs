@@ -1,0 +1,11 @@
+//! The agent crate's integration tests, one binary (each module was once its own test file).
+
+// Test helpers outside `#[test]` functions fail the test by panicking too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod loop_basics;
+mod loop_failures;
+mod loop_support;
+mod provider_streams;
+mod store_concurrency;
+mod store_sessions;

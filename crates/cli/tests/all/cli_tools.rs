@@ -1,0 +1,144 @@
+//! `strata tools`: the tool surface each model sees, with the schemas it is sent.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
+
+use crate::common::Project;
+use serde_json::Value;
+
+const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// `strata tools --model MODEL --format json`, checked for shape; returns the document with
+/// the machine's directories replaced by placeholders.
+fn surface(p: &Project, model: &str) -> Value {
+    let run = p.strata(&["tools", "--model", model, "--format", "json"]);
+    run.expect_code(0);
+    // The bash description names the project and temp directories and the shell's path (which
+    // depends on `$SHELL` and `PATH`); nothing else is redacted.
+    let text = redact_shell(
+        &run.stdout
+            .replace(&p.dir_str(), "[PROJECT]")
+            .replace(&p.tmp.display().to_string(), "[TMP]"),
+    );
+    let doc: Value = serde_json::from_str(&text).expect("`tools --format json` prints JSON");
+    assert_eq!(doc["model"], model);
+    for tool in doc["tools"].as_array().expect("`tools` is an array") {
+        let keys: Vec<&str> = tool
+            .as_object()
+            .expect("each tool is an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, ["id", "description", "parameters", "effects"]);
+        let id = tool["id"].as_str().expect("id is a string");
+        assert!(
+            !tool["description"]
+                .as_str()
+                .unwrap_or_default()
+                .trim()
+                .is_empty(),
+            "{id} has a description"
+        );
+        let params = &tool["parameters"];
+        assert_eq!(params["$schema"], SCHEMA_DIALECT, "{id}: {params}");
+        assert_eq!(params["type"], "object", "{id}: {params}");
+        assert!(params["properties"].is_object(), "{id}: {params}");
+        assert!(tool["effects"].is_object(), "{id}");
+    }
+    doc
+}
+
+/// Replaces the path in "a bash shell (`PATH -c`" with `[SHELL]`.
+fn redact_shell(text: &str) -> String {
+    const OPEN: &str = "shell (`";
+    let Some(start) = text.find(OPEN).map(|i| i + OPEN.len()) else {
+        return text.to_string();
+    };
+    let Some(len) = text[start..].find(" -c`") else {
+        return text.to_string();
+    };
+    format!("{}[SHELL]{}", &text[..start], &text[start + len..])
+}
+
+fn ids(doc: &Value) -> Vec<String> {
+    doc["tools"]
+        .as_array()
+        .expect("`tools` is an array")
+        .iter()
+        .map(|t| t["id"].as_str().expect("id is a string").to_string())
+        .collect()
+}
+
+fn has(ids: &[String], id: &str) -> bool {
+    ids.iter().any(|i| i == id)
+}
+
+#[test]
+fn patch_models_get_apply_patch_instead_of_edit_and_write() {
+    let p = Project::new();
+    for model in ["gpt-5", "openai/gpt-5"] {
+        let ids = ids(&surface(&p, model));
+        assert!(has(&ids, "apply_patch"), "{model}: {ids:?}");
+        assert!(
+            !has(&ids, "edit") && !has(&ids, "write"),
+            "{model}: {ids:?}"
+        );
+        for common in ["bash", "read", "glob", "grep"] {
+            assert!(has(&ids, common), "{model} lacks {common}: {ids:?}");
+        }
+        assert!(
+            !has(&ids, "invalid"),
+            "`invalid` is never advertised: {ids:?}"
+        );
+    }
+}
+
+#[test]
+fn other_models_get_edit_and_write_instead_of_apply_patch() {
+    let p = Project::new();
+    for model in ["claude-sonnet", "anthropic/claude-sonnet-4"] {
+        let ids = ids(&surface(&p, model));
+        assert!(has(&ids, "edit") && has(&ids, "write"), "{model}: {ids:?}");
+        assert!(!has(&ids, "apply_patch"), "{model}: {ids:?}");
+        for common in ["bash", "read", "glob", "grep"] {
+            assert!(has(&ids, common), "{model} lacks {common}: {ids:?}");
+        }
+    }
+}
+
+#[test]
+fn the_default_format_lists_the_same_tools_one_per_line() {
+    let p = Project::new();
+    let json_ids = ids(&surface(&p, "claude-sonnet"));
+    let run = p.strata(&["tools", "--model", "claude-sonnet"]);
+    run.expect_code(0);
+    let listed: Vec<String> = run
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(listed, json_ids);
+}
+
+#[test]
+fn a_denied_permission_hides_its_tool() {
+    let p = Project::new();
+    p.file("strata.json", r#"{"permission": {"bash": "deny"}}"#);
+    let ids = ids(&surface(&p, "claude-sonnet"));
+    assert!(!has(&ids, "bash"), "{ids:?}");
+    assert!(has(&ids, "read"), "{ids:?}");
+}
+
+#[test]
+fn snapshot_of_the_patch_model_surface() {
+    let p = Project::new();
+    insta::assert_json_snapshot!("surface_gpt_5", surface(&p, "openai/gpt-5"));
+}
+
+#[test]
+fn snapshot_of_the_default_surface() {
+    let p = Project::new();
+    insta::assert_json_snapshot!(
+        "surface_claude_sonnet",
+        surface(&p, "anthropic/claude-sonnet-4")
+    );
+}

@@ -1,0 +1,15 @@
+//! End-to-end tests of the built `strata` binary (`CARGO_BIN_EXE_strata`), run as a user would,
+//! one binary (each module was once its own test file).
+
+// Test helpers outside `#[test]` functions fail the test by panicking too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli_basics;
+mod cli_tool;
+mod cli_tool_writes;
+mod cli_tools;
+mod common;
+mod e2e_run;
+mod e2e_run_session;
+mod e2e_run_support;
+mod e2e_web;

@@ -1,0 +1,170 @@
+//! The data of stored messages: [`UserMessage`] and [`AssistantMessage`], with [`Tokens`] and
+//! the opencode-style [`ErrorInfo`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `time` of a message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageTime {
+    #[serde(default)]
+    pub created: i64,
+    /// When the assistant's step finished or failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed: Option<i64>,
+}
+
+/// A user message's data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserMessage {
+    #[serde(default)]
+    pub time: MessageTime,
+    #[serde(default)]
+    pub agent: String,
+}
+
+impl UserMessage {
+    pub fn new(created: i64, agent: &str) -> Self {
+        Self {
+            time: MessageTime {
+                created,
+                completed: None,
+            },
+            agent: agent.to_string(),
+        }
+    }
+}
+
+/// An assistant message's data: one per step attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AssistantMessage {
+    #[serde(default)]
+    pub time: MessageTime,
+    #[serde(default)]
+    pub agent: String,
+    /// The same as `agent` (opencode keeps both).
+    #[serde(default)]
+    pub mode: String,
+    #[serde(rename = "providerID", default)]
+    pub provider_id: String,
+    #[serde(rename = "modelID", default)]
+    pub model_id: String,
+    /// Always 0: tokens are not priced.
+    #[serde(default)]
+    pub cost: u64,
+    #[serde(default)]
+    pub tokens: Tokens,
+    /// Why the model stopped, once the step finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish: Option<String>,
+    /// Why the step failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorInfo>,
+    /// A later attempt replaced this one; the history sent to the model leaves it out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retried: bool,
+}
+
+impl AssistantMessage {
+    pub fn new(created: i64, agent: &str, provider_id: &str, model_id: &str) -> Self {
+        Self {
+            time: MessageTime {
+                created,
+                completed: None,
+            },
+            agent: agent.to_string(),
+            mode: agent.to_string(),
+            provider_id: provider_id.to_string(),
+            model_id: model_id.to_string(),
+            cost: 0,
+            tokens: Tokens::default(),
+            finish: None,
+            error: None,
+            retried: false,
+        }
+    }
+
+    /// Reads a stored assistant message's data (lenient: missing fields take defaults).
+    pub fn from_value(data: &Value) -> Result<Self, serde_json::Error> {
+        Self::deserialize(data)
+    }
+}
+
+/// Token counts in opencode's shape (no reasoning or cache figures from our providers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    #[serde(default)]
+    pub input: u64,
+    #[serde(default)]
+    pub output: u64,
+    #[serde(default)]
+    pub reasoning: u64,
+    #[serde(default)]
+    pub cache: CacheTokens,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheTokens {
+    #[serde(default)]
+    pub read: u64,
+    #[serde(default)]
+    pub write: u64,
+}
+
+impl Tokens {
+    pub fn new(input: u64, output: u64) -> Self {
+        Self {
+            input,
+            output,
+            ..Self::default()
+        }
+    }
+}
+
+/// An error as opencode names it: `{"name", "data": {"message"}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    pub name: String,
+    pub data: ErrorData,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorData {
+    pub message: String,
+}
+
+impl ErrorInfo {
+    pub fn new(name: &str, message: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            data: ErrorData {
+                message: message.to_string(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assistant_messages_keep_their_field_order_through_finish_and_failure() {
+        let mut m = AssistantMessage::new(5, "build", "openai", "gpt");
+        assert_eq!(
+            serde_json::to_string(&m).unwrap(),
+            r#"{"time":{"created":5},"agent":"build","mode":"build","providerID":"openai","modelID":"gpt","cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}}"#
+        );
+        m.time.completed = Some(6);
+        m.error = Some(ErrorInfo::new("APIError", "boom"));
+        m.retried = true;
+        assert_eq!(
+            serde_json::to_string(&m).unwrap(),
+            r#"{"time":{"created":5,"completed":6},"agent":"build","mode":"build","providerID":"openai","modelID":"gpt","cost":0,"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}},"error":{"name":"APIError","data":{"message":"boom"}},"retried":true}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&UserMessage::new(5, "build")).unwrap(),
+            r#"{"time":{"created":5},"agent":"build"}"#
+        );
+    }
+}

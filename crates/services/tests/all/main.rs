@@ -1,0 +1,9 @@
+//! The services crate's integration tests, one binary (each module was once its own test file).
+
+// Test helpers outside `#[test]` functions fail the test by panicking too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod config_load;
+mod http_client;
+mod lsp_clangd;
+mod truncate_service;

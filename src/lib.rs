@@ -1,1 +1,0 @@
-//! End-to-end tests of the `strata` binary live in `tests/`; this crate holds no code.
