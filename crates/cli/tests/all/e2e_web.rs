@@ -3,11 +3,11 @@
 //! a search backend is configured.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
+use crate::common::Project;
+use crate::e2e_run_support::*;
 use axum::Router;
 use axum::http::header;
 use axum::routing::get;
-use crate::common::Project;
-use crate::e2e_run_support::*;
 use serde_json::{Value, json};
 use strata_testkit::FixtureServer;
 use strata_testkit::model_server::{ModelServer, Turn};
