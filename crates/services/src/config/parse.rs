@@ -289,7 +289,7 @@ mod tests {
             field_error(json!({"websearch": {"apiKey": 42}})).0,
             "websearch.apiKey"
         );
-        for bad in ["mcp.exa.ai/mcp", "file:///tmp/x", "not a url"] {
+        for bad in ["search.example/mcp", "file:///tmp/x", "not a url"] {
             let (field, found) = field_error(json!({"websearch": {"url": bad}}));
             assert_eq!(field, "websearch.url");
             assert!(found.contains(bad), "{found}");
