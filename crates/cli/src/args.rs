@@ -23,6 +23,8 @@ pub enum Command {
     Tool(ToolArgs),
     /// List the tools a model sees, with their schemas.
     Tools(ToolsArgs),
+    /// The skills found for a project, where each came from, and what discovery warned about.
+    Skills(SkillsArgs),
     /// Stored sessions.
     Session {
         #[command(subcommand)]
@@ -90,6 +92,14 @@ pub struct ToolsArgs {
     /// The model the surface is for (patch models get `apply_patch`).
     #[arg(long, default_value = "anthropic/claude-sonnet-4")]
     pub model: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SkillsArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     #[arg(long)]

@@ -7,17 +7,20 @@ use strata_services::permission::{
     RuleConfigError, Ruleset, build_agent_rules, default_rules, ensure_truncation_allow,
     from_config,
 };
+use strata_services::skills::Skills;
 
 /// The rules of `agent` (`build` is the default agent; any other name gets the defaults and the
-/// config). A malformed `permission` block in config is an error naming it.
+/// config). Each discovered skill's directory is allowed for `external_directory` by default.
+/// A malformed `permission` block in config is an error naming it.
 pub fn agent_ruleset(
     agent: &str,
     config: &Config,
     flags: &RuntimeFlags,
+    skills: &Skills,
 ) -> Result<Ruleset, RuleConfigError> {
     let truncation_dir = flags.tool_output_dir();
     let temp = flags.temp_dir.join("strata");
-    let defaults = default_rules(&truncation_dir, &temp, &[]);
+    let defaults = default_rules(&truncation_dir, &temp, &skills.dirs());
     let home = dirs::home_dir().unwrap_or_default();
     let user = match &config.data().permission {
         Some(map) => from_config(map, &home)?,

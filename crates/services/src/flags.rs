@@ -14,6 +14,8 @@ pub struct RuntimeFlags {
     pub config_dir: PathBuf,
     /// The OS temporary directory.
     pub temp_dir: PathBuf,
+    /// The user's home directory (`~/.claude/skills`, `~/.agents/skills`, `~/` in config paths).
+    pub home_dir: PathBuf,
     /// Default `bash` timeout in ms, when set to a positive integer.
     pub bash_default_timeout_ms: Option<u64>,
     /// Shows the experimental `lsp` tool.
@@ -73,6 +75,7 @@ impl RuntimeFlags {
                 &[".config", "strata"],
             ),
             temp_dir,
+            home_dir: home.to_path_buf(),
             bash_default_timeout_ms: var("STRATA_BASH_DEFAULT_TIMEOUT_MS")
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .filter(|ms| *ms > 0),
@@ -83,12 +86,16 @@ impl RuntimeFlags {
         }
     }
 
-    /// Flags for tests: the given directories, the OS temp dir, no switches set.
+    /// Flags for tests: the given directories, the OS temp dir, no switches set. The home
+    /// directory is a `home` folder beside the config dir, so tests never read the real one.
     pub fn for_dirs(data_dir: impl Into<PathBuf>, config_dir: impl Into<PathBuf>) -> Self {
+        let config_dir: PathBuf = config_dir.into();
+        let home_dir = config_dir.parent().unwrap_or(&config_dir).join("home");
         Self {
             data_dir: data_dir.into(),
-            config_dir: config_dir.into(),
+            config_dir,
             temp_dir: std::env::temp_dir(),
+            home_dir,
             bash_default_timeout_ms: None,
             experimental_lsp_tool: false,
             websearch_url: None,
@@ -130,6 +137,7 @@ mod tests {
         assert_eq!(f.data_dir, PathBuf::from("/home/u/.local/share/strata"));
         assert_eq!(f.config_dir, PathBuf::from("/home/u/.config/strata"));
         assert_eq!(f.temp_dir, PathBuf::from("/tmp"));
+        assert_eq!(f.home_dir, PathBuf::from("/home/u"));
         assert_eq!(f.bash_default_timeout_ms, None);
         assert!(!f.experimental_lsp_tool);
         assert_eq!((&f.websearch_url, &f.exa_api_key), (&None, &None));
@@ -198,9 +206,10 @@ mod tests {
 
     #[test]
     fn for_dirs_sets_only_the_directories() {
-        let f = RuntimeFlags::for_dirs("/d", "/c");
+        let f = RuntimeFlags::for_dirs("/d", "/t/c");
         assert_eq!(f.data_dir, PathBuf::from("/d"));
-        assert_eq!(f.config_dir, PathBuf::from("/c"));
+        assert_eq!(f.config_dir, PathBuf::from("/t/c"));
+        assert_eq!(f.home_dir, PathBuf::from("/t/home"));
         assert_eq!(f.temp_dir, std::env::temp_dir());
         assert!(!f.experimental_lsp_tool);
     }

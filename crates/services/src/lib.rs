@@ -8,6 +8,7 @@ pub mod config;
 pub mod file_time;
 pub mod flags;
 pub mod format;
+pub mod frontmatter;
 pub mod fs;
 pub mod http;
 pub mod instance;
@@ -15,6 +16,7 @@ pub mod lsp;
 pub mod permission;
 pub mod process;
 mod production;
+pub mod skills;
 pub mod truncate;
 
 pub use production::production;

@@ -14,6 +14,7 @@ use crate::instance::InstanceInfo;
 use crate::lsp::Lsp;
 use crate::permission::Permission;
 use crate::process::ChildProcessSpawner;
+use crate::skills::Skills;
 use crate::truncate::Truncate;
 
 /// The production graph. The instance tier is built on top of the global context plus an
@@ -45,6 +46,7 @@ pub fn production() -> Graph {
         .with(FileTime::node())
         .with(Lsp::node())
         .with(Formatter::node())
+        .with(Skills::node())
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use strata_services::clock::{Clock, TestClock};
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::{Permission, PermissionEvent, Reply, Request, Ruleset};
+use strata_services::skills::Skills;
 use strata_tools::contract::ToolCxBuilder;
 use strata_tools::{ToolCx, ToolError, ToolResult};
 
@@ -38,13 +39,15 @@ type FlagsEdit = Box<dyn FnOnce(&mut RuntimeFlags) + Send>;
 pub struct TestInstanceBuilder {
     git: bool,
     files: Vec<(PathBuf, Vec<u8>)>,
+    outside: Vec<(PathBuf, Vec<u8>)>,
     config: Option<Value>,
     clock: Option<SystemTime>,
     flags: Option<FlagsEdit>,
 }
 
 impl TestInstanceBuilder {
-    /// `git init` with a first commit of the files.
+    /// `git init` with a first commit of the files. Needs `git`: start the test with
+    /// `require_external!("git", "apt-get install git")`.
     pub fn git(mut self, yes: bool) -> Self {
         self.git = yes;
         self
@@ -52,6 +55,14 @@ impl TestInstanceBuilder {
 
     pub fn file(mut self, rel: impl Into<PathBuf>, content: impl AsRef<[u8]>) -> Self {
         self.files.push((rel.into(), content.as_ref().to_vec()));
+        self
+    }
+
+    /// A file outside the project, relative to the temporary root that holds `project`,
+    /// `data`, `config` and `home` (the home directory of the instance's RuntimeFlags), e.g.
+    /// `home/.claude/skills/x/SKILL.md`. Written before the instance starts.
+    pub fn outside_file(mut self, rel: impl Into<PathBuf>, content: impl AsRef<[u8]>) -> Self {
+        self.outside.push((rel.into(), content.as_ref().to_vec()));
         self
     }
 
@@ -83,11 +94,16 @@ impl TestInstanceBuilder {
         let project = root.path().join("project");
         let data = root.path().join("data");
         let config_dir = root.path().join("config");
-        for d in [&project, &data, &config_dir] {
+        let home = root.path().join("home");
+        for d in [&project, &data, &config_dir, &home] {
             std::fs::create_dir_all(d).expect("create test directories");
         }
-        for (rel, content) in &self.files {
-            let path = project.join(rel);
+        let project_files = self.files.iter().map(|(rel, c)| (project.join(rel), c));
+        let outside_files = self
+            .outside
+            .iter()
+            .map(|(rel, c)| (root.path().join(rel), c));
+        for (path, content) in project_files.chain(outside_files) {
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).expect("create parent directories");
             }
@@ -103,6 +119,7 @@ impl TestInstanceBuilder {
         let project = std::fs::canonicalize(&project).expect("canonicalize the project dir");
 
         let mut flags = RuntimeFlags::for_dirs(&data, &config_dir);
+        flags.home_dir = home;
         if let Some(f) = self.flags {
             f(&mut flags);
         }
@@ -229,6 +246,7 @@ impl TestInstance {
             "build",
             &self.get::<Config>(),
             &self.get::<RuntimeFlags>(),
+            &self.get::<Skills>(),
         )
         .unwrap_or_else(|e| panic!("{e}"))
     }

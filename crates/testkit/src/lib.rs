@@ -8,10 +8,15 @@
 //! - [`poll_with_timeout`], [`poll_within`], [`poll_within_blocking`], [`await_with_timeout`]:
 //!   bounded waiting, never a bare sleep.
 //! - [`redacted`]: insta settings that turn an instance's temporary paths into stable tokens.
+//! - [`fake_lsp`]: a scripted language server (the `strata-fake-lsp` binary) for the Lsp
+//!   service's protocol tests.
+//! - [`require_external!`]: a test that needs an outside program runs when it is installed,
+//!   else says it skipped (or fails under `STRATA_TEST_REQUIRE_EXTERNAL=1`).
 
 // Test support: a setup that cannot be made must fail the test at once, with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+pub mod fake_lsp;
 mod http_server;
 mod instance;
 pub mod model_server;
@@ -22,5 +27,7 @@ mod redact;
 pub use http_server::FixtureServer;
 pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};
 pub use poll::{await_with_timeout, poll_with_timeout, poll_within, poll_within_blocking};
-pub use programs::{process_ended, require_program};
+pub use programs::{
+    REQUIRE_EXTERNAL, Verdict, external, external_required, find_on_path, process_ended, verdict,
+};
 pub use redact::redacted;

@@ -16,6 +16,7 @@ pub mod invalid;
 pub mod layers;
 pub mod lsp;
 pub mod read;
+pub mod skill;
 pub mod webfetch;
 pub mod websearch;
 pub mod write;
@@ -38,6 +39,7 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<write::Write>(),
         ToolDef::of::<webfetch::Webfetch>(),
         ToolDef::of::<websearch::Websearch>(),
+        ToolDef::of::<skill::SkillTool>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),
         ToolDef::of::<lsp::LspTool>(),
     ]

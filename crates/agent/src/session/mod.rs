@@ -40,6 +40,7 @@ use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::InstanceInfo;
 use strata_services::permission::{Permission, RuleConfigError};
+use strata_services::skills::Skills;
 
 use crate::events::{message_json, part_json, session_json};
 use crate::store::{Session, Store, StoreError};
@@ -55,6 +56,7 @@ pub struct LoopServices {
     pub config: Config,
     pub flags: RuntimeFlags,
     pub info: InstanceInfo,
+    pub skills: Skills,
     /// Waits between retries go through the Clock, so tests can drive them.
     pub clock: Clock,
 }
@@ -69,6 +71,7 @@ impl LoopServices {
             config: cx.get::<Config>()?,
             flags: cx.get::<RuntimeFlags>()?,
             info: cx.get::<InstanceInfo>()?,
+            skills: cx.get::<Skills>()?,
             clock: cx.get::<Clock>()?,
         })
     }

@@ -114,7 +114,12 @@ impl Runner {
     /// The agent's rules from the configuration; a run computes them once.
     fn ruleset(&self) -> Result<Ruleset, RunError> {
         let s = &self.services;
-        Ok(agent_ruleset(&self.options.agent, &s.config, &s.flags)?)
+        Ok(agent_ruleset(
+            &self.options.agent,
+            &s.config,
+            &s.flags,
+            &s.skills,
+        )?)
     }
 
     fn surface_with(&self, ruleset: Ruleset) -> Vec<ErasedTool> {
@@ -164,11 +169,18 @@ impl Runner {
             provider_id: self.model.provider.name().to_string(),
             model_id: self.model.api_model.clone(),
         };
-        let system = super::prompt::system_prompt(
+        let mut system = super::prompt::system_prompt(
             &s.info,
             &self.model.id,
             &super::prompt::utc_date(now_ms()),
         );
+        // The skills reach the model here, not in the tool's description, which stays stable.
+        if surface.iter().any(|t| t.id == "skill")
+            && let Some(section) = super::prompt::skills_section(s.skills.listed(&ruleset))
+        {
+            system.push_str("\n\n");
+            system.push_str(&section);
+        }
         let doom = Mutex::new(DoomGuard::new());
         let step_env = StepEnv {
             recorder: &rec,

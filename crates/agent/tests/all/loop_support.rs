@@ -19,6 +19,7 @@ use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::InstanceInfo;
 use strata_services::permission::Permission;
+use strata_services::skills::Skills;
 use strata_testkit::TestInstance;
 use strata_testkit::model_server::ModelServer;
 use tokio_util::sync::CancellationToken;
@@ -36,6 +37,7 @@ pub fn services(t: &TestInstance) -> LoopServices {
         config: t.get::<Config>(),
         flags,
         info: t.get::<InstanceInfo>(),
+        skills: t.get::<Skills>(),
         clock: t.get::<Clock>(),
     }
 }

@@ -5,6 +5,7 @@
 
 mod loop_basics;
 mod loop_failures;
+mod loop_skills;
 mod loop_support;
 mod provider_streams;
 mod store_concurrency;

@@ -4,6 +4,7 @@ mod debug;
 mod instance;
 mod run;
 mod session;
+mod skills;
 mod tool;
 mod tools;
 
@@ -15,6 +16,7 @@ pub async fn dispatch(cli: Cli) -> u8 {
         Command::Tool(args) => tool::tool(args).await,
         Command::Tools(args) => tools::tools(args).await,
         Command::Session { command } => session::session(command).await,
+        Command::Skills(args) => skills::skills(args).await,
         Command::Debug {
             command: DebugCommand::Graph { dir, without },
         } => debug::graph(dir, without).await,

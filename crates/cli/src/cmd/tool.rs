@@ -9,6 +9,7 @@ use strata_services::config::Config;
 use strata_services::file_time::FileTime;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::Permission;
+use strata_services::skills::Skills;
 use strata_tools::ToolCx;
 
 use super::instance;
@@ -47,8 +48,9 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
         inst.get::<Permission>(),
         inst.get::<Config>(),
         inst.get::<RuntimeFlags>(),
+        inst.get::<Skills>(),
     );
-    let (Ok(registry), Ok(permission), Ok(config), Ok(flags)) = services else {
+    let (Ok(registry), Ok(permission), Ok(config), Ok(flags), Ok(skills)) = services else {
         eprintln!("strata: the instance is missing a core service; run `strata debug graph`");
         return 1;
     };
@@ -60,7 +62,7 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
         );
         return 2;
     };
-    let ruleset = match agent_ruleset("build", &config, &flags) {
+    let ruleset = match agent_ruleset("build", &config, &flags, &skills) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("strata: {e}");

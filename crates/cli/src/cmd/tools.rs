@@ -5,6 +5,7 @@ use strata_registry::rules::agent_ruleset;
 use strata_registry::{SurfaceSpec, ToolRegistry};
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
+use strata_services::skills::Skills;
 
 use super::instance;
 use crate::args::{Format, ToolsArgs};
@@ -32,7 +33,8 @@ fn list(inst: &strata_registry::Instance, model: &str, format: Format) -> Result
     let registry = inst.get::<ToolRegistry>().map_err(|e| e.to_string())?;
     let config = inst.get::<Config>().map_err(|e| e.to_string())?;
     let flags = inst.get::<RuntimeFlags>().map_err(|e| e.to_string())?;
-    let ruleset = agent_ruleset("build", &config, &flags).map_err(|e| e.to_string())?;
+    let skills = inst.get::<Skills>().map_err(|e| e.to_string())?;
+    let ruleset = agent_ruleset("build", &config, &flags, &skills).map_err(|e| e.to_string())?;
     let spec = SurfaceSpec {
         model: model.to_string(),
         plan_mode: false,

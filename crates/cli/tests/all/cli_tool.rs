@@ -217,6 +217,8 @@ fn reading_outside_the_project_with_yes_succeeds() {
 
 #[test]
 fn on_a_terminal_the_ask_is_prompted_and_answered() {
+    // The pseudo-terminal comes from `script` (util-linux).
+    strata_testkit::require_external!("script", "apt-get install bsdutils");
     let p = Project::new();
     let (_dir, file) = outside_file("far away\n");
     let call = args(json!({"filePath": file}));

@@ -200,6 +200,8 @@ fn a_config_rule_denies_even_with_yes() {
 
 #[test]
 fn the_terminal_prompt_allows_or_rejects_with_feedback() {
+    // The pseudo-terminal comes from `script` (util-linux).
+    strata_testkit::require_external!("script", "apt-get install bsdutils");
     let p = Project::new();
     p.file(".env", "TOKEN=1\n");
     let server = ModelServer::start(vec![

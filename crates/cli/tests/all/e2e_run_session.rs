@@ -82,6 +82,8 @@ fn continue_and_session_resume_and_session_commands_show_it() {
 
 #[test]
 fn ctrl_c_cancels_the_run_and_exits_130() {
+    // Ctrl-C is sent with `kill -INT`.
+    strata_testkit::require_external!("kill", "apt-get install procps");
     let p = Project::new();
     let server = ModelServer::start(vec![
         Turn::tool_call("c1", "glob", r#"{"pattern":"*"}"#),

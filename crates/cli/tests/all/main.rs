@@ -12,4 +12,5 @@ mod common;
 mod e2e_run;
 mod e2e_run_session;
 mod e2e_run_support;
+mod e2e_skills;
 mod e2e_web;

@@ -52,6 +52,14 @@ pub struct Experimental {
     pub continue_loop_on_deny: bool,
 }
 
+/// Where to look for skills beyond the standard directories.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillsConfig {
+    /// `skills.paths`: directories searched for `**/SKILL.md`, as written (`~/` not expanded,
+    /// relative entries not resolved; the Skills service does both).
+    pub paths: Vec<String>,
+}
+
 /// The typed view of the merged configuration. Unknown keys are ignored (kept in `raw`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigData {
@@ -66,6 +74,7 @@ pub struct ConfigData {
     pub experimental: Experimental,
     /// The `websearch` section: the search endpoint, its key, whether the tool is shown.
     pub websearch: WebsearchConfig,
+    pub skills: SkillsConfig,
     /// The whole merged document.
     pub raw: Value,
 }
@@ -81,6 +90,7 @@ impl Default for ConfigData {
             provider: Map::new(),
             experimental: Experimental::default(),
             websearch: WebsearchConfig::default(),
+            skills: SkillsConfig::default(),
             raw: Value::Object(Map::new()),
         }
     }

@@ -2,7 +2,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{ConfigData, ConfigError, Experimental, ToolOutput, ToolsConfig, WebsearchConfig};
+use super::{
+    ConfigData, ConfigError, Experimental, SkillsConfig, ToolOutput, ToolsConfig, WebsearchConfig,
+};
 
 /// A field of the wrong type; the caller adds the file name.
 #[derive(Debug)]
@@ -153,6 +155,29 @@ fn websearch(obj: &Map<String, Value>) -> Result<WebsearchConfig, FieldError> {
     })
 }
 
+/// `skills.paths`: an array of strings.
+fn skill_paths(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
+    let Some(skills) = object(obj, "skills", "skills")? else {
+        return Ok(Vec::new());
+    };
+    match get(skills, "paths") {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(s) => Ok(s.clone()),
+                v => Err(wrong(
+                    &format!("skills.paths[{i}]"),
+                    "a string (a directory)",
+                    v,
+                )),
+            })
+            .collect(),
+        Some(v) => Err(wrong("skills.paths", "an array of directory paths", v)),
+    }
+}
+
 /// Checks and extracts the typed view of one config document.
 pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
     let Value::Object(root) = value else {
@@ -186,6 +211,9 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
             .unwrap_or(false),
         },
         websearch: websearch(root)?,
+        skills: SkillsConfig {
+            paths: skill_paths(root)?,
+        },
         raw: value.clone(),
     })
 }
@@ -222,6 +250,7 @@ mod tests {
             "tools": {"read_before_edit": false},
             "provider": {"openai": {"base_url": "http://127.0.0.1:1"}},
             "experimental": {"continue_loop_on_deny": true},
+            "skills": {"paths": ["~/skills", "rel/dir"], "urls": []},
         }))
         .unwrap();
         assert_eq!(d.model.as_deref(), Some("m"));
@@ -233,6 +262,7 @@ mod tests {
         assert!(!d.tools.read_before_edit);
         assert!(d.provider.contains_key("openai"));
         assert!(d.experimental.continue_loop_on_deny);
+        assert_eq!(d.skills.paths, ["~/skills", "rel/dir"]);
         assert_eq!(d.raw["unknown"], json!([1, 2]));
     }
 
@@ -260,6 +290,14 @@ mod tests {
             "permission.bash.rm *"
         );
         assert_eq!(field_error(json!([1])).0, "(top level)");
+        assert_eq!(field_error(json!({"skills": []})).0, "skills");
+        let (f, found) = field_error(json!({"skills": {"paths": "dir"}}));
+        assert_eq!(f, "skills.paths");
+        assert_eq!(found, "the string \"dir\"");
+        assert_eq!(
+            field_error(json!({"skills": {"paths": ["ok", 3]}})).0,
+            "skills.paths[1]"
+        );
     }
 
     #[test]

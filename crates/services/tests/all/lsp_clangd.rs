@@ -1,5 +1,6 @@
-//! The Lsp service against a real language server (clangd, installed by `.ci/run`): started on
-//! demand, diagnostics after a change, servers that are missing or broken, and shutdown.
+//! The Lsp service against a real language server (clangd, installed by `.ci/run`; skipped
+//! when missing): started on demand, diagnostics after a change, servers that are missing or
+//! broken, and shutdown.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,16 +12,7 @@ use strata_graph::Scope;
 use strata_services::lsp::servers::{builtin, configure};
 use strata_services::lsp::{Lsp, LspError};
 use strata_services::process::ChildProcessSpawner;
-use strata_testkit::{poll_within, process_ended};
-
-fn clangd_installed() {
-    let found = std::env::split_paths(&std::env::var("PATH").unwrap_or_default())
-        .any(|d| d.join("clangd").is_file());
-    assert!(
-        found,
-        "clangd is not installed; `.ci/run` installs it (apt-get install clangd)"
-    );
-}
+use strata_testkit::{poll_within, process_ended, require_external};
 
 fn project() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -59,7 +51,7 @@ async fn noticed_stop(lsp: &Lsp) -> bool {
 
 #[tokio::test]
 async fn clangd_reports_an_error_then_clears_it_and_stops_with_the_service() {
-    clangd_installed();
+    require_external!("clangd", "apt-get install clangd");
     let (_keep, dir) = project();
     let file = dir.join("main.c");
     std::fs::write(&file, "int main(void) {\n  return missing;\n}\n").unwrap();
@@ -134,7 +126,8 @@ async fn a_server_that_exits_at_once_is_given_up_for_the_instance() {
 
 #[tokio::test]
 async fn a_server_that_dies_is_started_again_once() {
-    clangd_installed();
+    require_external!("clangd", "apt-get install clangd");
+    require_external!("kill", "apt-get install procps");
     let (_keep, dir) = project();
     let file = dir.join("main.c");
     std::fs::write(&file, "int main(void) {\n  return missing;\n}\n").unwrap();
@@ -180,7 +173,7 @@ async fn a_server_that_dies_is_started_again_once() {
 
 #[tokio::test]
 async fn warm_starts_only_the_server_a_file_needs_in_the_background() {
-    clangd_installed();
+    require_external!("clangd", "apt-get install clangd");
     let (_keep, dir) = project();
     let file = dir.join("main.c");
     std::fs::write(&file, "int main(void) { return 0; }\n").unwrap();

@@ -113,6 +113,14 @@ impl ToolCx {
         }
     }
 
+    /// The agent's rules this call is bound to (empty without a binding), for tools that
+    /// filter what they offer by permission, as `skill` does.
+    pub fn rules(&self) -> &[strata_services::permission::Rule] {
+        self.permission
+            .as_ref()
+            .map_or(&[], |binding| binding.ruleset.as_slice())
+    }
+
     /// Asks the Permission service, bound to this session and agent's rules. Without a binding
     /// (a context built for a test of pure logic) every ask is refused, so nothing runs unasked.
     pub async fn ask(&self, ask: Ask) -> Result<(), ToolError> {

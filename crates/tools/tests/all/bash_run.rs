@@ -162,6 +162,7 @@ async fn a_missing_workdir_fails_naming_it_and_runs_nothing() {
 
 #[tokio::test]
 async fn a_command_can_write_in_the_project() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .run(|t| async move {

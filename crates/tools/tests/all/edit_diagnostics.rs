@@ -1,6 +1,6 @@
-//! Diagnostics from a real language server (clangd, installed by `.ci/run`) after `write`,
-//! `edit` and `apply_patch`, the warm-up by `read`, and servers stopping with the instance
-//! (spec §1 step 13, §2, §3.1 step 9, §3.7, §4, §16).
+//! Diagnostics from a real language server (clangd, installed by `.ci/run`; skipped when
+//! missing) after `write`, `edit` and `apply_patch`, the warm-up by `read`, and servers
+//! stopping with the instance (spec §1 step 13, §2, §3.1 step 9, §3.7, §4, §16).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -9,18 +9,14 @@ use std::time::Duration;
 use crate::edit_support::{patch, read_first};
 use serde_json::json;
 use strata_services::lsp::Lsp;
-use strata_testkit::{TestInstance, poll_with_timeout, process_ended, redacted, require_program};
+use strata_testkit::{TestInstance, poll_with_timeout, process_ended, redacted, require_external};
 
 const BROKEN: &str = "int main(void) {\n  return missing;\n}\n";
 const FINE: &str = "int main(void) {\n  return 0;\n}\n";
 
-fn clangd_installed() {
-    require_program("clangd", "clangd");
-}
-
 #[tokio::test]
 async fn write_reports_errors_in_the_file_and_in_other_files() {
-    clangd_installed();
+    require_external!("clangd", "apt-get install clangd");
     TestInstance::builder()
         .run(|t| async move {
             let other = t.path("other.c");
@@ -57,7 +53,7 @@ async fn write_reports_errors_in_the_file_and_in_other_files() {
 
 #[tokio::test]
 async fn edit_reports_an_error_it_introduces_and_nothing_once_fixed() {
-    clangd_installed();
+    require_external!("clangd", "apt-get install clangd");
     TestInstance::builder()
         .file("main.c", FINE)
         .run(|t| async move {
@@ -90,7 +86,7 @@ async fn edit_reports_an_error_it_introduces_and_nothing_once_fixed() {
 
 #[tokio::test]
 async fn apply_patch_reports_errors_per_written_file() {
-    clangd_installed();
+    require_external!("clangd", "apt-get install clangd");
     TestInstance::builder()
         .run(|t| async move {
             let text = patch(&[
@@ -140,7 +136,7 @@ async fn files_without_a_server_get_no_diagnostics_and_start_nothing() {
 
 #[tokio::test]
 async fn read_warms_the_server_and_the_instance_stops_it() {
-    clangd_installed();
+    require_external!("clangd", "apt-get install clangd");
     let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
     let record = seen.clone();
     TestInstance::builder()

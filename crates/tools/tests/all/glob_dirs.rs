@@ -6,6 +6,7 @@ use strata_testkit::TestInstance;
 
 #[tokio::test]
 async fn broad_globs_stay_out_of_hidden_and_ignored_directories() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file(".gitignore", "build/\n*.log\n")

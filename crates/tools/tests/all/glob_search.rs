@@ -142,6 +142,7 @@ async fn more_than_100_matches_keeps_the_newest_100() {
 
 #[tokio::test]
 async fn gitignore_and_hidden_rules_follow_ripgrep() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file(".gitignore", "*.log\nbuild/\n")
@@ -209,6 +210,7 @@ async fn slash_anchors_double_star_crosses_braces_and_classes_work() {
 
 #[tokio::test]
 async fn titles_are_relative_to_the_worktree() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("src/lib.rs", "")
@@ -284,6 +286,7 @@ async fn outside_directory_asks_for_the_directory_itself() {
 
 #[tokio::test]
 async fn the_project_itself_asks_nothing() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("a/b.rs", "")

@@ -92,6 +92,7 @@ async fn outside_file_asks_for_its_parent() {
 
 #[tokio::test]
 async fn link_inside_pointing_outside_asks_for_the_resolved_directory() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .run(|t| async move {
@@ -129,6 +130,7 @@ async fn rejected_external_ask_searches_nothing() {
 
 #[tokio::test]
 async fn default_target_inside_the_project_asks_nothing() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("a.txt", "needle\n")

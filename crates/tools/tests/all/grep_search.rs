@@ -175,6 +175,7 @@ async fn a_file_path_searches_that_file_only() {
 
 #[tokio::test]
 async fn hidden_files_are_searched_ignored_and_git_are_not() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file(".gitignore", "target/\n*.tmp\n")

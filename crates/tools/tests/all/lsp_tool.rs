@@ -1,24 +1,26 @@
-//! The experimental `lsp` tool against a real clangd (installed by `.ci/run`): titles, asks,
-//! results of each kind of request, and the errors for a missing file or a file no server
-//! handles (spec §16).
+//! The experimental `lsp` tool against a real clangd (installed by `.ci/run`; skipped when
+//! missing): titles, asks, results of each kind of request, and the errors for a missing file
+//! or a file no server handles (spec §16).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use strata_testkit::{TestInstance, TestInstanceBuilder, poll_with_timeout, require_program};
+use strata_testkit::{TestInstance, TestInstanceBuilder, external, poll_with_timeout};
 use strata_tools::ToolError;
 
 const MAIN_C: &str =
     "int helper(int x) {\n  return x + 1;\n}\n\nint main(void) {\n  return helper(41);\n}\n";
 
-fn project() -> TestInstanceBuilder {
-    require_program("clangd", "clangd");
-    TestInstance::builder()
-        .config(json!({"permission": {"lsp": "ask"}}))
-        .file("main.c", MAIN_C)
-        .file("notes.txt", "plain text\n")
+/// The project, or `None` (after saying the test skipped) when clangd is not installed.
+fn project() -> Option<TestInstanceBuilder> {
+    external("clangd", "apt-get install clangd").then(|| {
+        TestInstance::builder()
+            .config(json!({"permission": {"lsp": "ask"}}))
+            .file("main.c", MAIN_C)
+            .file("notes.txt", "plain text\n")
+    })
 }
 
 fn names(result: &Value) -> Vec<String> {
@@ -32,7 +34,8 @@ fn names(result: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn go_to_definition_finds_the_function_and_names_the_position() {
-    project()
+    let Some(project) = project() else { return };
+    project
         .run(|t| async move {
             let args = json!({"operation": "goToDefinition", "filePath": "main.c", "line": 6, "character": 10});
             let r = t.call("lsp", args).await.unwrap();
@@ -57,7 +60,8 @@ async fn go_to_definition_finds_the_function_and_names_the_position() {
 
 #[tokio::test]
 async fn document_symbols_hover_and_references() {
-    project()
+    let Some(project) = project() else { return };
+    project
         .run(|t| async move {
             let r = t
                 .call("lsp", json!({"operation": "documentSymbol", "filePath": "main.c", "line": 1, "character": 1}))
@@ -95,7 +99,8 @@ async fn document_symbols_hover_and_references() {
 
 #[tokio::test]
 async fn workspace_symbols_and_incoming_calls_come_from_the_index() {
-    project()
+    let Some(project) = project() else { return };
+    project
         .run(|t| async move {
             // The index fills in the background after the file opens.
             let found = poll_with_timeout("clangd to index helper", Duration::from_secs(30), || {
@@ -128,7 +133,8 @@ async fn workspace_symbols_and_incoming_calls_come_from_the_index() {
 
 #[tokio::test]
 async fn missing_files_unhandled_types_and_bad_positions_are_refused() {
-    project()
+    let Some(project) = project() else { return };
+    project
         .run(|t| async move {
             let err = t
                 .call("lsp", json!({"operation": "hover", "filePath": "gone.c", "line": 1, "character": 1}))
@@ -156,7 +162,8 @@ async fn missing_files_unhandled_types_and_bad_positions_are_refused() {
 
 #[tokio::test]
 async fn a_query_with_no_answer_says_so() {
-    project()
+    let Some(project) = project() else { return };
+    project
         .run(|t| async move {
             // Line 4 is empty: nothing is defined there.
             let r = t

@@ -30,6 +30,7 @@ mod read_media;
 mod read_permission;
 mod read_stream_stop;
 mod read_text;
+mod skill_tool;
 mod smoke;
 mod webfetch;
 mod websearch;

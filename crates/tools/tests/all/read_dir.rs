@@ -24,6 +24,7 @@ fn ten_files() -> strata_testkit::TestInstanceBuilder {
 
 #[tokio::test]
 async fn listing_matches_the_observed_layout() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("proj/main.rs", "fn main() {}")

@@ -7,6 +7,7 @@ use strata_testkit::{TestInstance, redacted};
 
 #[tokio::test]
 async fn agents_md_in_a_parent_directory_is_appended_once() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("pkg/AGENTS.md", "Use tabs in this package.")

@@ -12,6 +12,7 @@ use strata_tools::ToolError;
 
 #[tokio::test]
 async fn file_outside_the_project_asks_for_its_directory_once() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .run(|t| async move {
@@ -80,6 +81,7 @@ async fn relative_path_outside_asks_then_fails_as_not_found() {
 
 #[tokio::test]
 async fn file_inside_the_project_asks_nothing() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("src/in.txt", "x\n")
@@ -140,6 +142,7 @@ async fn bypass_cwd_check_skips_the_external_ask() {
 
 #[tokio::test]
 async fn symlink_inside_resolving_outside_asks_for_the_resolved_directory() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .run(|t| async move {
@@ -182,6 +185,7 @@ async fn alias_outside_resolving_inside_asks_for_the_alias_path() {
 
 #[tokio::test]
 async fn read_ask_uses_the_worktree_relative_path() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("src/secret.ts", "export const k = 1;\n")
@@ -204,6 +208,7 @@ async fn read_ask_uses_the_worktree_relative_path() {
 
 #[tokio::test]
 async fn a_deny_rule_applies_before_existence_is_known() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .config(json!({"permission": {"read": {"src/secret.ts": "deny"}}}))
@@ -222,6 +227,7 @@ async fn a_deny_rule_applies_before_existence_is_known() {
 
 #[tokio::test]
 async fn env_files_ask_and_look_alikes_do_not_for_build_and_plan() {
+    strata_testkit::require_external!("git", "apt-get install git");
     let asked = [
         ".env",
         ".env.local",

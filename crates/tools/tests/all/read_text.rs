@@ -15,6 +15,7 @@ fn numbered(n: usize) -> String {
 
 #[tokio::test]
 async fn absolute_path_inside_the_project_shows_the_text() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("notes.txt", "alpha\nbeta\n")
@@ -36,6 +37,7 @@ async fn absolute_path_inside_the_project_shows_the_text() {
 
 #[tokio::test]
 async fn file_in_a_subdirectory_by_relative_path() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("src/deep/mod.rs", "pub fn hello() {}\n")
@@ -59,6 +61,7 @@ async fn file_in_a_subdirectory_by_relative_path() {
 
 #[tokio::test]
 async fn small_file_has_the_end_of_file_footer_and_metadata() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("a.txt", "one\ntwo\nthree")

@@ -5,6 +5,7 @@ use strata_testkit::TestInstance;
 
 #[tokio::test]
 async fn read_through_the_real_wrapper() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("src/a.txt", "alpha\nbeta\n")

@@ -190,6 +190,7 @@ async fn read_only_target_fails() {
 
 #[tokio::test]
 async fn title_is_the_worktree_relative_path() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .run(|t| async move {

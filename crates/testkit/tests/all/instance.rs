@@ -1,8 +1,6 @@
 //! The `TestInstance`'s own tests: what a test resolves is the production wiring, on real
 //! directories, and the instance is disposed even when the test body panics.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
-
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -108,6 +106,7 @@ async fn the_project_directory_is_removed_after_the_test() {
 
 #[tokio::test]
 async fn git_makes_a_repository_whose_worktree_is_the_project() {
+    strata_testkit::require_external!("git", "apt-get install git");
     TestInstance::builder()
         .git(true)
         .file("a.txt", "a\n")
