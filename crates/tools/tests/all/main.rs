@@ -33,6 +33,8 @@ mod read_text;
 mod skill_tool;
 mod smoke;
 mod webfetch;
+mod webfetch_limits;
+mod webfetch_support;
 mod websearch;
 mod wrapper_decode;
 mod wrapper_external;
