@@ -10,13 +10,13 @@ use clap::{Parser, Subcommand, ValueEnum};
     version,
     about = "A coding agent whose every capability is a typed service."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run the agent on a message in a project.
     Run(RunArgs),
     /// Run one tool once, through the full wrapper.
@@ -38,14 +38,14 @@ pub enum Command {
 }
 
 #[derive(Clone, Copy, Debug, Default, ValueEnum, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     #[default]
     Default,
     Json,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// `provider/model`, e.g. `openai/gpt-5` or `anthropic/claude-sonnet-4`.
     #[arg(long, short)]
     pub model: Option<String>,
@@ -72,7 +72,7 @@ pub struct RunArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct ToolArgs {
+pub(crate) struct ToolArgs {
     /// The tool's id, e.g. `read`.
     pub name: String,
     /// The arguments as JSON, e.g. '{"filePath":"src/main.rs"}'.
@@ -88,7 +88,7 @@ pub struct ToolArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct ToolsArgs {
+pub(crate) struct ToolsArgs {
     /// The model the surface is for (patch models get `apply_patch`).
     #[arg(long, default_value = "anthropic/claude-sonnet-4")]
     pub model: String,
@@ -99,7 +99,7 @@ pub struct ToolsArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct SkillsArgs {
+pub(crate) struct SkillsArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     #[arg(long)]
@@ -107,7 +107,7 @@ pub struct SkillsArgs {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum SessionCommand {
+pub(crate) enum SessionCommand {
     /// Sessions, newest first.
     List {
         #[arg(long)]
@@ -122,7 +122,7 @@ pub enum SessionCommand {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum DebugCommand {
+pub(crate) enum DebugCommand {
     /// Every service node with its key, tier and dependencies.
     Graph {
         #[arg(long)]

@@ -4,11 +4,11 @@
 use strata_services::permission::{Permission, PermissionEvent};
 use tokio::task::JoinHandle;
 
-pub use crate::render::prompt::AskMode;
+pub(crate) use crate::render::prompt::AskMode;
 use crate::render::prompt::decide;
 
 /// Answers every ask of `permission` until the returned task is aborted.
-pub fn spawn_responder(permission: Permission, mode: AskMode) -> JoinHandle<()> {
+pub(crate) fn spawn_responder(permission: Permission, mode: AskMode) -> JoinHandle<()> {
     let mut events = permission.subscribe();
     // One-shot commands have no turn to cancel; a prompt stays open until answered.
     let cancel = tokio_util::sync::CancellationToken::new();

@@ -14,7 +14,7 @@ pub(crate) type SharedBuild = Shared<BoxFuture<'static, Result<AnyService, Build
 
 /// Remembers the build of each node (by identity) so a node reached twice is built once.
 /// A failed build is remembered too: every later use within this map sees the same error.
-#[derive(Clone, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct MemoMap {
     inner: Arc<Mutex<HashMap<usize, (Node, SharedBuild)>>>,
 }

@@ -17,6 +17,14 @@ pub struct Scope {
     inner: Arc<Inner>,
 }
 
+impl std::fmt::Debug for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope")
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
 #[derive(Default)]
 struct Inner {
     finalizers: Mutex<Vec<(String, Finalizer)>>,

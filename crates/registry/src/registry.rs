@@ -10,7 +10,7 @@ use strata_tools::{ErasedTool, ToolDef};
 use crate::surface::{SurfaceSpec, configured_backends, surface};
 
 /// The instance's tools behind their wrappers, in registration order.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct ToolRegistry {
     tools: Arc<Vec<ErasedTool>>,
 }

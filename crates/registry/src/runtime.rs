@@ -7,6 +7,7 @@ use strata_graph::{BuildError, Context, Graph, Missing, Scope, Service, Tier};
 use strata_services::instance::InstanceSeed;
 
 /// The global tier, built once.
+#[derive(Debug)]
 pub struct Runtime {
     graph: Graph,
     global: Context,
@@ -56,6 +57,7 @@ impl Runtime {
 }
 
 /// One project directory's services.
+#[derive(Debug)]
 pub struct Instance {
     cx: Context,
     scope: Scope,

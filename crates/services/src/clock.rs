@@ -90,6 +90,7 @@ impl ClockApi for LiveClock {
     }
 }
 
+#[derive(Debug)]
 struct ManualState {
     now: SystemTime,
     sleepers: Vec<(SystemTime, oneshot::Sender<()>)>,
@@ -128,7 +129,7 @@ impl ClockApi for ManualClock {
 }
 
 /// Controls a manual clock made by [`Clock::manual`].
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct TestClock {
     state: Arc<Mutex<ManualState>>,
 }

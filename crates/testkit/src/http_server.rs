@@ -7,6 +7,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 /// A running axum server on 127.0.0.1; stopped when dropped.
+#[derive(Debug)]
 pub struct FixtureServer {
     addr: SocketAddr,
     stop: CancellationToken,

@@ -45,6 +45,15 @@ pub struct TestInstanceBuilder {
     flags: Option<FlagsEdit>,
 }
 
+impl std::fmt::Debug for TestInstanceBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestInstanceBuilder")
+            .field("git", &self.git)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
 impl TestInstanceBuilder {
     /// `git init` with a first commit of the files. Needs `git`: start the test with
     /// `require_external!("git", "apt-get install git")`.
@@ -203,6 +212,14 @@ struct Inner {
 #[derive(Clone)]
 pub struct TestInstance {
     inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for TestInstance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestInstance")
+            .field("project", &self.inner.project)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TestInstance {

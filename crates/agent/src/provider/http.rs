@@ -237,7 +237,6 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
 
     use super::*;

@@ -17,6 +17,7 @@ use crate::provider::ToolCall;
 use crate::store::{StoreError, now_ms};
 
 /// What every call of a run shares.
+#[derive(Debug)]
 pub struct CallEnv<'a> {
     pub recorder: &'a Recorder,
     /// The tools advertised to the model this run.
@@ -35,6 +36,7 @@ pub struct CallEnv<'a> {
 }
 
 /// A ready call matched to the tool that will answer it.
+#[derive(Debug)]
 pub struct Prepared {
     pub message_id: String,
     pub part_id: String,

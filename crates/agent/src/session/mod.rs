@@ -48,7 +48,7 @@ use crate::store::{Session, Store, StoreError};
 pub use runner::{Model, RunOptions, RunOutcome, RunReport, Runner};
 
 /// The services the loop uses, resolved from an instance.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct LoopServices {
     pub store: Store,
     pub registry: ToolRegistry,

@@ -14,7 +14,7 @@ use crate::events::{LoopEvent, kinds};
 use crate::store::{Event, Message, Part, Role, Store, StoreError};
 
 /// Writes one session's state and forwards each committed event.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Recorder {
     store: Store,
     session_id: String,

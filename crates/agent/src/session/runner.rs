@@ -91,6 +91,7 @@ pub struct RunReport {
 }
 
 /// The agent loop over one instance's services and one model.
+#[derive(Debug)]
 pub struct Runner {
     services: LoopServices,
     model: Model,

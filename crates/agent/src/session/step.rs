@@ -19,6 +19,7 @@ use crate::provider::{
 use crate::store::{StoreError, now_ms};
 
 /// What a step needs to call the model.
+#[derive(Debug)]
 pub struct StepEnv<'a> {
     pub recorder: &'a Recorder,
     pub provider: &'a dyn Provider,
@@ -30,6 +31,7 @@ pub struct StepEnv<'a> {
 }
 
 /// How the model's response ended.
+#[derive(Debug)]
 pub enum StepEnd {
     Finished {
         /// The step's message, for the runner to finish after the tools ran.

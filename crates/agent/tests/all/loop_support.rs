@@ -1,6 +1,6 @@
 //! Shared pieces of the agent-loop tests: a test instance with a store, the scripted model
 //! server, a runner, and the check that the event log is gap-free and agrees with the tables.
-#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)] // test helpers fail by panicking
+#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,11 +24,11 @@ use strata_testkit::TestInstance;
 use strata_testkit::model_server::ModelServer;
 use tokio_util::sync::CancellationToken;
 
-pub const MODEL: &str = "openai/scripted-model";
-pub const LIMIT: Duration = Duration::from_secs(20);
+pub(crate) const MODEL: &str = "openai/scripted-model";
+pub(crate) const LIMIT: Duration = Duration::from_secs(20);
 
 /// The instance's services with a store in its data directory.
-pub fn services(t: &TestInstance) -> LoopServices {
+pub(crate) fn services(t: &TestInstance) -> LoopServices {
     let flags = t.get::<RuntimeFlags>();
     LoopServices {
         store: Store::open_in(&flags.data_dir).unwrap(),
@@ -43,20 +43,25 @@ pub fn services(t: &TestInstance) -> LoopServices {
 }
 
 /// Quick retries so broken-stream tests stay fast.
-pub fn options() -> RunOptions {
+pub(crate) fn options() -> RunOptions {
     RunOptions {
         retry_delay: Duration::from_millis(10),
         ..RunOptions::default()
     }
 }
 
-pub fn runner(t: &TestInstance, server: &ModelServer, model: &str, opts: RunOptions) -> Runner {
+pub(crate) fn runner(
+    t: &TestInstance,
+    server: &ModelServer,
+    model: &str,
+    opts: RunOptions,
+) -> Runner {
     let provider = OpenAiCompatible::new(server.url(), None).unwrap();
     runner_for(t, Arc::new(provider), model, opts)
 }
 
 /// A runner speaking the Anthropic protocol to the same scripted server.
-pub fn anthropic_runner(t: &TestInstance, server: &ModelServer, opts: RunOptions) -> Runner {
+pub(crate) fn anthropic_runner(t: &TestInstance, server: &ModelServer, opts: RunOptions) -> Runner {
     let provider = Anthropic::new(server.anthropic_url(), Some("test-key".into())).unwrap();
     runner_for(t, Arc::new(provider), "anthropic/scripted-model", opts)
 }
@@ -79,12 +84,12 @@ fn runner_for(
     )
 }
 
-pub fn store(t: &TestInstance) -> Store {
+pub(crate) fn store(t: &TestInstance) -> Store {
     services(t).store
 }
 
 /// What one run produced: its report and every event the front-end heard.
-pub struct Ran {
+pub(crate) struct Ran {
     pub report: RunReport,
     pub heard: Vec<LoopEvent>,
     pub session_id: String,
@@ -93,7 +98,7 @@ pub struct Ran {
 }
 
 /// Runs `message` in a new session (or the given target) and collects the front-end events.
-pub async fn run_in(
+pub(crate) async fn run_in(
     t: &TestInstance,
     runner: &Runner,
     target: SessionTarget,
@@ -127,7 +132,7 @@ pub async fn run_in(
     }
 }
 
-pub async fn run(t: &TestInstance, runner: &Runner, message: &str) -> Ran {
+pub(crate) async fn run(t: &TestInstance, runner: &Runner, message: &str) -> Ran {
     run_in(
         t,
         runner,
@@ -139,7 +144,7 @@ pub async fn run(t: &TestInstance, runner: &Runner, message: &str) -> Ran {
 }
 
 /// The tool parts of a session in order, as their stored data.
-pub fn tool_parts(store: &Store, session_id: &str) -> Vec<Value> {
+pub(crate) fn tool_parts(store: &Store, session_id: &str) -> Vec<Value> {
     store
         .messages(session_id)
         .unwrap()
@@ -154,7 +159,7 @@ pub fn tool_parts(store: &Store, session_id: &str) -> Vec<Value> {
 /// `message.updated` and `message.part.updated` events gives exactly the stored messages and
 /// parts; no tool part is left pending or running; the run ended idle; and the front-end
 /// heard every event committed during the run, in order.
-pub fn assert_log_consistent(store: &Store, ran: &Ran) {
+pub(crate) fn assert_log_consistent(store: &Store, ran: &Ran) {
     let sid = &ran.session_id;
     let events = store.events_since(sid, 0).unwrap();
     let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
@@ -225,7 +230,7 @@ pub fn assert_log_consistent(store: &Store, ran: &Ran) {
 
 /// Pins, as an insta snapshot named `name`, what the model was sent in every request of the
 /// test (see [`ModelServer::rendered`]), with the test's directory shown as `[dir]`.
-pub fn assert_sent(name: &str, t: &TestInstance, server: &ModelServer) {
+pub(crate) fn assert_sent(name: &str, t: &TestInstance, server: &ModelServer) {
     let rendered = server
         .rendered()
         .replace(t.dir().to_string_lossy().as_ref(), "[dir]");

@@ -1,5 +1,4 @@
 //! Both providers against the scripted model server: real HTTP on 127.0.0.1, real SSE.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
 
 use std::time::{Duration, Instant};
 

@@ -1,5 +1,4 @@
 //! Writers on separate connections (as two processes would be) share one gap-free sequence.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
 
 use std::path::Path;
 use std::sync::{Arc, Barrier};

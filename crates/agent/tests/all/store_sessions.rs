@@ -1,5 +1,4 @@
 //! The session store on real SQLite files in tempdirs.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
 
 use std::path::Path;
 

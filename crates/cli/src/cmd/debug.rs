@@ -7,7 +7,7 @@ use strata_services::instance::InstanceSeed;
 
 use super::instance;
 
-pub async fn graph(dir: Option<PathBuf>, without: Vec<String>) -> u8 {
+pub(super) async fn graph(dir: Option<PathBuf>, without: Vec<String>) -> u8 {
     // Everything `strata run` builds, the session store included.
     let full = strata_agent::production();
     let mut graph = Graph::new();

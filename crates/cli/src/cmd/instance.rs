@@ -6,7 +6,7 @@ use strata_graph::Graph;
 use strata_registry::{Instance, Runtime};
 
 /// The project directory: `--dir`, else the current directory.
-pub fn project_dir(dir: Option<PathBuf>) -> Result<PathBuf, String> {
+pub(super) fn project_dir(dir: Option<PathBuf>) -> Result<PathBuf, String> {
     match dir {
         Some(d) => Ok(d),
         None => std::env::current_dir()
@@ -15,12 +15,15 @@ pub fn project_dir(dir: Option<PathBuf>) -> Result<PathBuf, String> {
 }
 
 /// The production runtime and an instance for `dir`, or a message saying what failed.
-pub async fn open(dir: Option<PathBuf>) -> Result<(Runtime, Instance), String> {
+pub(super) async fn open(dir: Option<PathBuf>) -> Result<(Runtime, Instance), String> {
     open_with(dir, strata_registry::production()).await
 }
 
 /// Like [`open`], on a production graph the command has adjusted.
-pub async fn open_with(dir: Option<PathBuf>, graph: Graph) -> Result<(Runtime, Instance), String> {
+pub(super) async fn open_with(
+    dir: Option<PathBuf>,
+    graph: Graph,
+) -> Result<(Runtime, Instance), String> {
     let dir = project_dir(dir)?;
     let runtime = Runtime::start(graph).await.map_err(|e| e.to_string())?;
     let instance = runtime.instance(&dir).await.map_err(|e| e.to_string())?;
@@ -28,7 +31,7 @@ pub async fn open_with(dir: Option<PathBuf>, graph: Graph) -> Result<(Runtime, I
 }
 
 /// Disposes the instance, then the runtime.
-pub async fn close(runtime: Runtime, instance: Instance) {
+pub(super) async fn close(runtime: Runtime, instance: Instance) {
     instance.dispose().await;
     runtime.shutdown().await;
 }

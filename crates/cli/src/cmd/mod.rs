@@ -10,7 +10,7 @@ mod tools;
 
 use crate::args::{Cli, Command, DebugCommand};
 
-pub async fn dispatch(cli: Cli) -> u8 {
+pub(crate) async fn dispatch(cli: Cli) -> u8 {
     match cli.command {
         Command::Run(args) => run::run(args).await,
         Command::Tool(args) => tool::tool(args).await,

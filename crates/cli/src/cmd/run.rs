@@ -23,7 +23,7 @@ use crate::render::prompt::AskMode;
 /// Exit code of a run cancelled with Ctrl-C (128 + SIGINT).
 const CANCELLED: u8 = 130;
 
-pub async fn run(args: RunArgs) -> u8 {
+pub(super) async fn run(args: RunArgs) -> u8 {
     let message = args.message.join(" ");
     if message.trim().is_empty() {
         eprintln!(

@@ -12,7 +12,7 @@ use strata_services::flags::RuntimeFlags;
 
 use crate::args::{Format, SessionCommand};
 
-pub async fn session(cmd: SessionCommand) -> u8 {
+pub(super) async fn session(cmd: SessionCommand) -> u8 {
     let flags = RuntimeFlags::from_env();
     let store = match Store::open_in(&flags.data_dir) {
         Ok(s) => s,

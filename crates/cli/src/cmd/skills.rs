@@ -12,7 +12,7 @@ use strata_services::skills::{self, Skills};
 use super::instance;
 use crate::args::{Format, SkillsArgs};
 
-pub async fn skills(args: SkillsArgs) -> u8 {
+pub(super) async fn skills(args: SkillsArgs) -> u8 {
     let (runtime, inst) = match instance::open(args.dir).await {
         Ok(x) => x,
         Err(e) => {

@@ -16,7 +16,7 @@ use super::instance;
 use crate::args::{Format, ToolArgs};
 use crate::ask::{AskMode, spawn_responder};
 
-pub async fn tool(args: ToolArgs) -> u8 {
+pub(super) async fn tool(args: ToolArgs) -> u8 {
     if serde_json::from_str::<serde_json::Value>(&args.args).is_err() {
         eprintln!(
             "strata: the arguments are not valid JSON: {}\nPass them as one quoted JSON object, \

@@ -10,7 +10,7 @@ use strata_services::skills::Skills;
 use super::instance;
 use crate::args::{Format, ToolsArgs};
 
-pub async fn tools(args: ToolsArgs) -> u8 {
+pub(super) async fn tools(args: ToolsArgs) -> u8 {
     let (runtime, inst) = match instance::open(args.dir).await {
         Ok(x) => x,
         Err(e) => {

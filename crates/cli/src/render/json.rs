@@ -17,17 +17,17 @@ use strata_protocol::PartData;
 
 /// Turns stored events into output lines; each part is printed at most once.
 #[derive(Debug, Default)]
-pub struct JsonRenderer {
+pub(crate) struct JsonRenderer {
     printed: HashSet<String>,
 }
 
 impl JsonRenderer {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// The line for `event`, if it shows one.
-    pub fn line(&mut self, event: &Event) -> Option<Value> {
+    pub(crate) fn line(&mut self, event: &Event) -> Option<Value> {
         let envelope = |kind: &str| json!({"type": kind, "timestamp": event.created_ms, "sessionID": event.session_id});
         if event.kind == kinds::SESSION_ERROR {
             let mut out = envelope("error");

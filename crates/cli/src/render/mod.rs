@@ -1,9 +1,9 @@
 //! The `strata run` front-end: renders the loop's events (default or `--format json`) and
 //! answers the run's permission asks, on one task so a prompt never interleaves with output.
 
-pub mod json;
-pub mod prompt;
-pub mod text;
+pub(crate) mod json;
+pub(crate) mod prompt;
+pub(crate) mod text;
 
 use std::io::Write;
 
@@ -24,7 +24,7 @@ enum Renderer {
 }
 
 /// Everything the front-end task needs.
-pub struct Frontend {
+pub(crate) struct Frontend {
     pub format: Format,
     pub mode: AskMode,
     pub session_id: String,
@@ -36,7 +36,7 @@ pub struct Frontend {
 
 impl Frontend {
     /// Renders until the loop drops its sender.
-    pub async fn drive(mut self, mut events: mpsc::UnboundedReceiver<LoopEvent>) {
+    pub(crate) async fn drive(mut self, mut events: mpsc::UnboundedReceiver<LoopEvent>) {
         let mut renderer = match self.format {
             Format::Default => Renderer::Text(TextRenderer::new(Box::new(std::io::stdout()))),
             Format::Json => Renderer::Json(JsonRenderer::new()),

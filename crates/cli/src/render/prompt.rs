@@ -9,14 +9,14 @@ use tokio::sync::oneshot;
 
 /// How this run answers asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AskMode {
+pub(crate) enum AskMode {
     Yes,
     Prompt,
     Refuse,
 }
 
 impl AskMode {
-    pub fn from_flags(yes: bool) -> Self {
+    pub(crate) fn from_flags(yes: bool) -> Self {
         if yes {
             AskMode::Yes
         } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
@@ -36,7 +36,7 @@ fn patterns(req: &Request) -> String {
 }
 
 /// What is printed when an ask is refused for lack of a terminal.
-pub fn refusal(req: &Request) -> String {
+pub(crate) fn refusal(req: &Request) -> String {
     format!(
         "strata: `{}` permission for {} needs approval and there is no terminal to ask on; \
          pass --yes to allow it, or add an allow rule under \"permission\" in strata.json",
@@ -47,7 +47,7 @@ pub fn refusal(req: &Request) -> String {
 
 /// Starts the prompt on its own thread (stdin blocks; a plain thread never holds up the
 /// runtime's shutdown when the run is cancelled mid-prompt) and returns the answer channel.
-pub fn ask_on_terminal(req: &Request) -> oneshot::Receiver<Reply> {
+pub(crate) fn ask_on_terminal(req: &Request) -> oneshot::Receiver<Reply> {
     let (tx, rx) = oneshot::channel();
     let req = req.clone();
     let spawned = std::thread::Builder::new()
@@ -68,7 +68,7 @@ pub fn ask_on_terminal(req: &Request) -> oneshot::Receiver<Reply> {
 
 /// The answer this front-end gives to `req`: `None` when `cancel` fires while a prompt is open
 /// (the ask has been withdrawn then, and nobody should reply).
-pub async fn decide(
+pub(crate) async fn decide(
     mode: AskMode,
     req: &Request,
     cancel: &tokio_util::sync::CancellationToken,
@@ -91,7 +91,7 @@ pub async fn decide(
 }
 
 /// Asks once on `err` and reads the answer from `input`.
-pub fn prompt(req: &Request, input: &mut dyn BufRead, err: &mut dyn Write) -> Reply {
+pub(crate) fn prompt(req: &Request, input: &mut dyn BufRead, err: &mut dyn Write) -> Reply {
     let _ = writeln!(
         err,
         "\nPermission needed: `{}` for {}",

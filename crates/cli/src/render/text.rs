@@ -14,7 +14,7 @@ use strata_agent::store::Event;
 use strata_protocol::{PartData, ToolPart, ToolState};
 
 /// Renders one run for a person.
-pub struct TextRenderer {
+pub(crate) struct TextRenderer {
     out: Box<dyn Write + Send>,
     at_line_start: bool,
     /// Text parts already shown through their deltas.
@@ -26,7 +26,7 @@ pub struct TextRenderer {
 }
 
 impl TextRenderer {
-    pub fn new(out: Box<dyn Write + Send>) -> Self {
+    pub(crate) fn new(out: Box<dyn Write + Send>) -> Self {
         Self {
             out,
             at_line_start: true,
@@ -38,13 +38,13 @@ impl TextRenderer {
     }
 
     /// A piece of assistant text, printed at once.
-    pub fn delta(&mut self, part_id: &str, delta: &str) {
+    pub(crate) fn delta(&mut self, part_id: &str, delta: &str) {
         self.stop_spinner();
         self.streamed.insert(part_id.to_string());
         self.write(delta);
     }
 
-    pub fn event(&mut self, event: &Event) {
+    pub(crate) fn event(&mut self, event: &Event) {
         if event.kind == kinds::SESSION_ERROR {
             self.stop_spinner();
             self.end_line();
@@ -119,18 +119,18 @@ impl TextRenderer {
     }
 
     /// Clears the spinner and ends the line, so a prompt can use the terminal.
-    pub fn pause(&mut self) {
+    pub(crate) fn pause(&mut self) {
         self.stop_spinner();
         self.end_line();
     }
 
     /// Shows the spinner again if calls are still running.
-    pub fn resume(&mut self) {
+    pub(crate) fn resume(&mut self) {
         self.show_spinner();
     }
 
     /// The run is over: clear the spinner and end the last line.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.running.clear();
         self.stop_spinner();
         self.end_line();

@@ -1,7 +1,5 @@
 //! `strata --version` and `strata debug graph`, run as a user would.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
-
 use std::collections::BTreeMap;
 
 use crate::common::Project;

@@ -1,8 +1,6 @@
 //! `strata tool NAME 'JSON'` with the read-only tools: outputs, formats, exit codes and how a
 //! permission ask is answered at the command line.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
-
 use crate::common::Project;
 use serde_json::json;
 

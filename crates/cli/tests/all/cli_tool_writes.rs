@@ -1,8 +1,6 @@
 //! `strata tool` with the tools that change things: write, edit, apply_patch and bash, and
 //! the project's permission rules applied to them.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
-
 use crate::common::Project;
 use serde_json::json;
 

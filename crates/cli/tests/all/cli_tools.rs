@@ -1,7 +1,5 @@
 //! `strata tools`: the tool surface each model sees, with the schemas it is sent.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers fail the test by panicking
-
 use crate::common::Project;
 use serde_json::Value;
 

@@ -16,13 +16,13 @@ use strata_testkit::poll_within_blocking;
 const COMMAND_LIMIT: Duration = Duration::from_secs(60);
 
 /// The `strata` binary cargo built for these tests.
-pub fn strata_bin() -> &'static Path {
+pub(crate) fn strata_bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_strata"))
 }
 
 /// How a `strata` command ended.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -31,7 +31,7 @@ pub struct Run {
 impl Run {
     /// Asserts the exit code, showing both streams when it differs.
     #[track_caller]
-    pub fn expect_code(&self, code: i32) -> &Self {
+    pub(crate) fn expect_code(&self, code: i32) -> &Self {
         assert_eq!(
             self.code, code,
             "unexpected exit code; the run was {self:#?}"
@@ -41,14 +41,14 @@ impl Run {
 
     /// Stdout parsed as JSON.
     #[track_caller]
-    pub fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:#?}"))
     }
 }
 
 /// A temporary project, with its own data, config, home and temp directories.
-pub struct Project {
+pub(crate) struct Project {
     _root: tempfile::TempDir,
     /// The project directory (canonical).
     pub dir: PathBuf,
@@ -60,7 +60,7 @@ pub struct Project {
 }
 
 impl Project {
-    pub fn new() -> Project {
+    pub(crate) fn new() -> Project {
         let root = tempfile::Builder::new()
             .prefix("strata-e2e-")
             .tempdir()
@@ -85,7 +85,7 @@ impl Project {
     }
 
     /// Writes `content` at `rel` inside the project; returns the absolute path.
-    pub fn file(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    pub(crate) fn file(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
         let path = self.dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).expect("create parent directories");
@@ -95,12 +95,12 @@ impl Project {
     }
 
     /// `dir` as a string (tests build JSON arguments and expected outputs from it).
-    pub fn dir_str(&self) -> String {
+    pub(crate) fn dir_str(&self) -> String {
         self.dir.display().to_string()
     }
 
     /// `strata ARGS` run in the project directory with stdin closed.
-    pub fn strata(&self, args: &[&str]) -> Run {
+    pub(crate) fn strata(&self, args: &[&str]) -> Run {
         self.run(self.command(args), None)
     }
 
@@ -113,7 +113,7 @@ impl Project {
 
     /// `strata ARGS` on a pseudo-terminal (through `script`), typing `input` into it.
     /// Stdout and stderr arrive merged in `stdout`.
-    pub fn strata_on_tty(&self, args: &[&str], input: &str) -> Run {
+    pub(crate) fn strata_on_tty(&self, args: &[&str], input: &str) -> Run {
         let line = std::iter::once(strata_bin().display().to_string())
             .chain(args.iter().map(|a| a.to_string()))
             .map(|a| shell_quote(&a))
@@ -174,7 +174,7 @@ impl Project {
 }
 
 /// Waits (bounded by [`COMMAND_LIMIT`]) for `child` and collects its output.
-pub fn finish(mut child: std::process::Child) -> Run {
+pub(crate) fn finish(mut child: std::process::Child) -> Run {
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     let status = poll_within_blocking(COMMAND_LIMIT, || {

@@ -1,6 +1,5 @@
 //! `strata run` end to end: the built binary against the scripted model server through
 //! `OPENAI_BASE_URL`, in both output formats, with permissions and failures.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
 use crate::common::Project;
 use crate::e2e_run_support::*;

@@ -1,6 +1,5 @@
 //! `strata run --continue / --session`, Ctrl-C, and `strata session list | show | export`,
 //! end to end against the scripted model server.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
 use strata_testkit::poll_within_blocking;
 

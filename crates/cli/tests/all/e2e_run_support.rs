@@ -10,14 +10,14 @@ use std::time::Duration;
 use serde_json::Value;
 use strata_testkit::model_server::ModelServer;
 
-pub use super::common::finish;
+pub(crate) use super::common::finish;
 use super::common::{Project, Run, strata_bin};
 
 /// How long one `strata` command may run before the test fails.
-pub const LIMIT: Duration = Duration::from_secs(60);
+pub(crate) const LIMIT: Duration = Duration::from_secs(60);
 
 /// The model every test names; not a patch model, so `edit`/`write` are offered.
-pub const MODEL: &str = "openai/scripted-model";
+pub(crate) const MODEL: &str = "openai/scripted-model";
 
 fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) {
     cmd.current_dir(&p.dir)
@@ -41,7 +41,7 @@ fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) {
 }
 
 /// `strata ARGS` in the project, talking to `server`, stdin closed.
-pub fn command(p: &Project, server: &ModelServer, args: &[&str]) -> Command {
+pub(crate) fn command(p: &Project, server: &ModelServer, args: &[&str]) -> Command {
     let mut cmd = Command::new(strata_bin());
     cmd.args(args);
     environment(&mut cmd, p, server);
@@ -52,7 +52,7 @@ pub fn command(p: &Project, server: &ModelServer, args: &[&str]) -> Command {
 }
 
 /// Runs `strata ARGS` to the end.
-pub fn strata(p: &Project, server: &ModelServer, args: &[&str]) -> Run {
+pub(crate) fn strata(p: &Project, server: &ModelServer, args: &[&str]) -> Run {
     let mut cmd = command(p, server, args);
     let child = cmd
         .spawn()
@@ -61,7 +61,7 @@ pub fn strata(p: &Project, server: &ModelServer, args: &[&str]) -> Run {
 }
 
 /// `strata run --model MODEL ARGS…`.
-pub fn run(p: &Project, server: &ModelServer, args: &[&str]) -> Run {
+pub(crate) fn run(p: &Project, server: &ModelServer, args: &[&str]) -> Run {
     let mut all = vec!["run", "--model", MODEL];
     all.extend_from_slice(args);
     strata(p, server, &all)
@@ -69,7 +69,7 @@ pub fn run(p: &Project, server: &ModelServer, args: &[&str]) -> Run {
 
 /// `strata ARGS` on a pseudo-terminal (through `script`), with `input` typed into it. Stdout
 /// and stderr arrive merged in `stdout`.
-pub fn on_tty(p: &Project, server: &ModelServer, args: &[&str], input: &str) -> Run {
+pub(crate) fn on_tty(p: &Project, server: &ModelServer, args: &[&str], input: &str) -> Run {
     let line = std::iter::once(strata_bin().display().to_string())
         .chain(args.iter().map(|a| a.to_string()))
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
@@ -96,7 +96,7 @@ pub fn on_tty(p: &Project, server: &ModelServer, args: &[&str], input: &str) -> 
 
 /// Every stdout line parsed as JSON; fails on a line that is not.
 #[track_caller]
-pub fn json_lines(run: &Run) -> Vec<Value> {
+pub(crate) fn json_lines(run: &Run) -> Vec<Value> {
     run.stdout
         .lines()
         .map(|l| {
@@ -107,7 +107,7 @@ pub fn json_lines(run: &Run) -> Vec<Value> {
 }
 
 /// The `type` of each event.
-pub fn types(events: &[Value]) -> Vec<String> {
+pub(crate) fn types(events: &[Value]) -> Vec<String> {
     events
         .iter()
         .map(|e| e["type"].as_str().unwrap_or("?").to_string())

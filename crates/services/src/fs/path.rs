@@ -99,7 +99,6 @@ pub fn relative_to(base: &Path, path: &Path) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -1,7 +1,5 @@
 //! Tests of the live filesystem against real files in temporary directories.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt, symlink};

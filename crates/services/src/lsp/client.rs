@@ -23,7 +23,7 @@ use super::rpc::{Decoder, encode};
 use crate::process::{Child, ChildProcessSpawner, Chunk, CommandSpec, Pipe};
 
 /// How long `initialize` may take before the server is given up for this instance.
-pub const INIT_TIMEOUT: Duration = Duration::from_secs(15);
+pub(super) const INIT_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long a stopping server gets to answer `shutdown` and exit before its group is killed.
 const STOP_GRACE: Duration = Duration::from_millis(800);
 
@@ -45,7 +45,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A started and initialised server.
-pub struct Client {
+pub(super) struct Client {
     shared: Arc<Shared>,
     child: Mutex<Option<Child>>,
     documents: Mutex<HashMap<PathBuf, i32>>,
@@ -69,7 +69,7 @@ pub fn file_uri(path: &Path) -> String {
 
 impl Client {
     /// Starts `command` in `root` and runs the `initialize` handshake.
-    pub async fn start(
+    pub(super) async fn start(
         spawner: &ChildProcessSpawner,
         server: &str,
         program: &Path,
@@ -112,13 +112,13 @@ impl Client {
         Ok(client)
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(super) fn pid(&self) -> u32 {
         self.pid
     }
 
     /// Whether the server still runs. The process is asked directly: a helper it started can
     /// hold its pipes open after it died, so the end of its output may never come.
-    pub fn is_alive(&self) -> bool {
+    pub(super) fn is_alive(&self) -> bool {
         if !self.shared.alive.load(Ordering::SeqCst) {
             return false;
         }
@@ -130,7 +130,7 @@ impl Client {
     }
 
     /// Sends a request and waits for its result.
-    pub async fn request(
+    pub(super) async fn request(
         &self,
         method: &str,
         params: Value,
@@ -166,14 +166,19 @@ impl Client {
         }
     }
 
-    pub async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
+    pub(super) async fn notify(&self, method: &str, params: Value) -> Result<(), LspError> {
         self.shared
             .send(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
             .await
     }
 
     /// Opens the document, or sends its new full text when already open.
-    pub async fn sync(&self, path: &Path, text: &str, language: &str) -> Result<Synced, LspError> {
+    pub(super) async fn sync(
+        &self,
+        path: &Path,
+        text: &str,
+        language: &str,
+    ) -> Result<Synced, LspError> {
         let uri = file_uri(path);
         let version = {
             let mut docs = lock(&self.documents);
@@ -197,7 +202,7 @@ impl Client {
     }
 
     /// Waits for the diagnostics that answer `synced` (see [`Publications::wait`]).
-    pub async fn wait_for_diagnostics(
+    pub(super) async fn wait_for_diagnostics(
         &self,
         path: &Path,
         synced: Synced,
@@ -211,12 +216,12 @@ impl Client {
     }
 
     /// Every file's latest diagnostics from this server.
-    pub fn diagnostics(&self) -> HashMap<PathBuf, Vec<Diagnostic>> {
+    pub(super) fn diagnostics(&self) -> HashMap<PathBuf, Vec<Diagnostic>> {
         self.shared.published.all()
     }
 
     /// Asks the server to shut down and exit; kills its group if it has not within the grace.
-    pub async fn stop(&self) {
+    pub(super) async fn stop(&self) {
         if self.is_alive()
             && self
                 .request("shutdown", Value::Null, STOP_GRACE)
@@ -382,7 +387,6 @@ async fn read_loop(mut output: mpsc::Receiver<Chunk>, shared: Arc<Shared>) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

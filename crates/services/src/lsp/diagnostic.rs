@@ -56,7 +56,6 @@ pub fn from_publish(params: &Value) -> Option<(PathBuf, Vec<Diagnostic>)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use serde_json::json;
 

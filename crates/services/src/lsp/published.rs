@@ -22,13 +22,13 @@ struct State {
 
 /// Where a document stood when it was sent: what [`Publications::wait`] waits past.
 #[derive(Debug, Clone, Copy)]
-pub struct Synced {
+pub(super) struct Synced {
     before: u64,
     version: i64,
 }
 
 /// One server's publications.
-pub struct Publications {
+pub(super) struct Publications {
     diagnostics: Mutex<HashMap<PathBuf, Vec<Diagnostic>>>,
     state: Mutex<HashMap<PathBuf, State>>,
     /// Bumped on every publish (and when the server goes away), so waiters wake up.
@@ -52,7 +52,7 @@ impl Default for Publications {
 
 impl Publications {
     /// Notes a publish of `path`'s diagnostics for document `version` (if the server said).
-    pub fn record(&self, path: PathBuf, version: Option<i64>, list: Vec<Diagnostic>) {
+    pub(super) fn record(&self, path: PathBuf, version: Option<i64>, list: Vec<Diagnostic>) {
         lock(&self.diagnostics).insert(path.clone(), list);
         let mut state = lock(&self.state);
         let entry = state.entry(path).or_default();
@@ -63,12 +63,12 @@ impl Publications {
     }
 
     /// Wakes every waiter, e.g. because the server is gone.
-    pub fn wake(&self) {
+    pub(super) fn wake(&self) {
         self.tick.send_modify(|t| *t += 1);
     }
 
     /// Marks the moment `path` is sent to the server as `version`.
-    pub fn synced(&self, path: &Path, version: i64) -> Synced {
+    pub(super) fn synced(&self, path: &Path, version: i64) -> Synced {
         Synced {
             before: self.state(path).count,
             version,
@@ -80,7 +80,7 @@ impl Publications {
     }
 
     /// Every file's latest diagnostics.
-    pub fn all(&self) -> HashMap<PathBuf, Vec<Diagnostic>> {
+    pub(super) fn all(&self) -> HashMap<PathBuf, Vec<Diagnostic>> {
         lock(&self.diagnostics).clone()
     }
 
@@ -91,7 +91,13 @@ impl Publications {
     /// A publish after the sync that names an older version is taken once [`STALE_GRACE`]
     /// passes without a newer one: clangd, for one, may label a build of the newest text with
     /// the version it first opened.
-    pub async fn wait(&self, path: &Path, synced: Synced, limit: Duration, settle: Duration) {
+    pub(super) async fn wait(
+        &self,
+        path: &Path,
+        synced: Synced,
+        limit: Duration,
+        settle: Duration,
+    ) {
         let deadline = Instant::now() + limit;
         let mut ticks = self.tick.subscribe();
         let mut stale_since: Option<Instant> = None;

@@ -199,7 +199,6 @@ pub fn find_program(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use serde_json::json;
 

@@ -76,7 +76,6 @@ fn parse_stat(stat: &str) -> Option<(char, i32)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

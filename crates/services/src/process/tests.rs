@@ -1,8 +1,6 @@
 //! Tests with real processes: output capture, exit codes, errors, and that stopping or dropping
 //! a child leaves no member of its process group alive.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;

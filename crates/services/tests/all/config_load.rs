@@ -1,7 +1,5 @@
 //! Config loading from real files: precedence, deep merge, defaults, and error messages.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
-
 use std::path::{Path, PathBuf};
 
 use serde_json::json;

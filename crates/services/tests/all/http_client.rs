@@ -1,7 +1,5 @@
 //! HttpClient against a real axum server on 127.0.0.1.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
-
 use std::time::Duration;
 
 use axum::Router;

@@ -2,8 +2,6 @@
 //! when missing): started on demand, diagnostics after a change, servers that are missing or
 //! broken, and shutdown.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::Path;
 use std::time::Duration;
 

@@ -1,7 +1,5 @@
 //! Truncate through its public API, with real files in a tempdir and the manual clock.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers may panic
-
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

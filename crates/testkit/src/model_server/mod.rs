@@ -87,6 +87,14 @@ pub struct ModelServer {
     thread: Option<JoinHandle<()>>,
 }
 
+impl std::fmt::Debug for ModelServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
+    }
+}
+
 impl ModelServer {
     /// Starts a server replaying `script`, one turn per model request, in order.
     ///

@@ -25,7 +25,6 @@ fn fake(script: Script) -> FakeLsp {
 }
 
 /// A project folder and an Lsp service whose only server is `server`, for `.fake` files.
-#[allow(clippy::unwrap_used)]
 fn service(server: &FakeLsp) -> (tempfile::TempDir, PathBuf, Lsp) {
     let dir = tempfile::tempdir().unwrap();
     let project = dir.path().canonicalize().unwrap();
@@ -44,7 +43,6 @@ fn service(server: &FakeLsp) -> (tempfile::TempDir, PathBuf, Lsp) {
     (dir, project, lsp)
 }
 
-#[allow(clippy::unwrap_used)]
 async fn touch(lsp: &Lsp, file: &Path, text: &str, wait: bool) -> bool {
     std::fs::write(file, text).unwrap();
     lsp.touch_file(file, wait).await.unwrap()
@@ -183,7 +181,6 @@ async fn a_server_that_dies_is_started_again_once_then_given_up() {
 
 /// Starts the scripted server in a test instance by writing a `.fake` file with errors, then
 /// closes the instance. Returns the server's pid.
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 async fn run_and_close(server: &FakeLsp) -> u32 {
     let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
     let record = seen.clone();

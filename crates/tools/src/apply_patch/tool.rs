@@ -26,6 +26,7 @@ pub struct ApplyPatchParams {
     pub patch_text: String,
 }
 
+#[derive(Debug)]
 pub struct ApplyPatch {
     w: Writer,
 }

@@ -8,7 +8,7 @@ use strata_services::fs::FsUtil;
 use crate::common::filewrite::MAX_EDIT_BYTES;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChangeKind {
+pub(super) enum ChangeKind {
     Add,
     Update,
     Move,
@@ -16,7 +16,7 @@ pub enum ChangeKind {
 }
 
 impl ChangeKind {
-    pub fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             ChangeKind::Add => "add",
             ChangeKind::Update => "update",
@@ -28,7 +28,7 @@ impl ChangeKind {
 
 /// One verified section: where it writes, what it writes, and its diff.
 #[derive(Debug, Clone)]
-pub struct Change {
+pub(super) struct Change {
     pub kind: ChangeKind,
     pub path: PathBuf,
     pub move_to: Option<PathBuf>,
@@ -47,7 +47,7 @@ struct Saved {
 
 /// Applies `changes` in order; on failure restores every file already touched and removes
 /// directories it created. The error says what failed and whether the restore succeeded.
-pub async fn write_all(fs: &FsUtil, changes: &[Change]) -> Result<(), String> {
+pub(super) async fn write_all(fs: &FsUtil, changes: &[Change]) -> Result<(), String> {
     let mut saved: Vec<Saved> = Vec::new();
     let mut created_dirs: Vec<PathBuf> = Vec::new();
     for c in changes {

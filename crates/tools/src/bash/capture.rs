@@ -10,7 +10,7 @@ use super::output::{Ring, preview};
 
 /// Where the complete output ended up, when it was cut.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Saved {
+pub(super) enum Saved {
     /// Nothing was cut, so nothing was saved.
     Nothing,
     /// The complete output is in this file.
@@ -21,7 +21,7 @@ pub enum Saved {
 
 /// What is left once the command is done.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Captured {
+pub(super) struct Captured {
     /// The end of the output within the line and byte limits.
     pub tail: String,
     /// Some output is not in `tail`.
@@ -32,7 +32,7 @@ pub struct Captured {
 }
 
 /// Collects output chunks.
-pub struct Capture {
+pub(super) struct Capture {
     truncate: Truncate,
     limits: Limits,
     ring: Ring,
@@ -45,7 +45,7 @@ pub struct Capture {
 impl Capture {
     /// Output over `limits` (config `tool_output`, else the Truncate defaults) is cut at the
     /// end and saved whole.
-    pub fn new(truncate: Truncate, limits: Limits) -> Self {
+    pub(super) fn new(truncate: Truncate, limits: Limits) -> Self {
         Self {
             truncate,
             limits,
@@ -57,7 +57,7 @@ impl Capture {
     }
 
     /// Takes one chunk: kept in the ring, and in memory or appended to the saved file.
-    pub fn push(&mut self, chunk: &[u8]) {
+    pub(super) fn push(&mut self, chunk: &[u8]) {
         self.ring.push(chunk);
         if let Some(file) = &mut self.file {
             if let Err(e) = file.append(chunk) {
@@ -74,13 +74,13 @@ impl Capture {
     }
 
     /// The running preview: the end of what was printed so far.
-    pub fn preview(&self) -> String {
+    pub(super) fn preview(&self) -> String {
         preview(&self.ring.text())
     }
 
     /// Cuts the kept text to its tail; saves the whole output if that cut and nothing was
     /// saved yet.
-    pub fn finish(mut self) -> Captured {
+    pub(super) fn finish(mut self) -> Captured {
         let text = self.ring.text();
         let (tail, tail_cut) = self.truncate.tail(&text, self.limits);
         let cut = tail_cut || self.ring.dropped || self.file.is_some() || self.save_error.is_some();
@@ -125,7 +125,6 @@ impl Capture {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use strata_services::clock::Clock;

@@ -6,7 +6,7 @@ use super::capture::{Captured, Saved};
 
 /// How the command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(super) enum Ending {
     /// It exited by itself; `None` when a signal ended it.
     Exited(Option<i32>),
     /// It ran past its time limit (in ms) and was stopped.
@@ -17,7 +17,7 @@ pub enum Ending {
 
 impl Ending {
     /// The exit status for `metadata.exit`: `null` unless the command exited with a code.
-    pub fn exit_code(self) -> Option<i32> {
+    pub(super) fn exit_code(self) -> Option<i32> {
         match self {
             Ending::Exited(code) => code,
             Ending::TimedOut(_) | Ending::Aborted => None,
@@ -26,10 +26,10 @@ impl Ending {
 }
 
 /// Shown instead of an empty output.
-pub const NO_OUTPUT: &str = "(The command printed nothing.)";
+pub(super) const NO_OUTPUT: &str = "(The command printed nothing.)";
 
 /// The model-facing output.
-pub fn model_output(captured: &Captured, ending: Ending) -> String {
+pub(super) fn model_output(captured: &Captured, ending: Ending) -> String {
     let body = if captured.tail.is_empty() {
         NO_OUTPUT
     } else {

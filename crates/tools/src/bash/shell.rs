@@ -49,7 +49,7 @@ impl Shell {
 /// Picks the shell: the first of `configured` and `env_shell` that can be found decides; when
 /// it is unfit for scripts, or neither is found, the fallback is used (`bash` on `PATH`, else
 /// `/bin/sh`; `/bin/zsh` on macOS).
-pub fn choose(
+pub(super) fn choose(
     configured: Option<&str>,
     env_shell: Option<&str>,
     path_var: Option<&OsStr>,
@@ -106,7 +106,6 @@ fn lookup(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use std::collections::HashSet;

@@ -51,6 +51,7 @@ pub struct BashParams {
 }
 
 /// The `bash` tool, bound to one instance's shell and services.
+#[derive(Debug)]
 pub struct Bash {
     info: InstanceInfo,
     fs: FsUtil,
@@ -294,7 +295,6 @@ async fn run(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::contract::schema::{MAX_SAFE_INTEGER, wire_schema};

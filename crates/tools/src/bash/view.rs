@@ -94,7 +94,12 @@ impl ProjectView for RoundView<'_, '_> {
 }
 
 /// Scans `command` run in `cwd` with every path it mentions resolved on the real file system.
-pub async fn scan_resolved(command: &str, cwd: &Path, info: &InstanceInfo, fs: &FsUtil) -> Scan {
+pub(super) async fn scan_resolved(
+    command: &str,
+    cwd: &Path,
+    info: &InstanceInfo,
+    fs: &FsUtil,
+) -> Scan {
     let mut known = Known {
         info,
         real_dir: fs.resolve_real(&info.directory).await,
@@ -126,7 +131,6 @@ pub async fn scan_resolved(command: &str, cwd: &Path, info: &InstanceInfo, fs: &
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use strata_services::flags::RuntimeFlags;

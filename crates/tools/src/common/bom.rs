@@ -2,7 +2,7 @@
 //! a file's BOM state (spec §2 step 3, §3.1 step 6).
 
 /// U+FEFF, which a file may start with.
-pub const BOM: char = '\u{FEFF}';
+pub(crate) const BOM: char = '\u{FEFF}';
 
 /// Split a leading byte-order mark off `text`: (had one, the rest).
 pub fn split_bom(text: &str) -> (bool, &str) {
@@ -13,7 +13,7 @@ pub fn split_bom(text: &str) -> (bool, &str) {
 }
 
 /// `body` with a byte-order mark in front when `bom` is set.
-pub fn with_bom(bom: bool, body: &str) -> String {
+pub(crate) fn with_bom(bom: bool, body: &str) -> String {
     if bom {
         format!("{BOM}{body}")
     } else {

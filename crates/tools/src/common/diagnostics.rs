@@ -11,13 +11,13 @@ use strata_services::fs::to_slash;
 use strata_services::lsp::{Diagnostic, Lsp};
 
 /// At most this many error lines per file are shown.
-pub const MAX_PER_FILE: usize = 20;
+pub(crate) const MAX_PER_FILE: usize = 20;
 /// `write` shows errors of at most this many other files.
-pub const MAX_OTHER_FILES: usize = 5;
+pub(crate) const MAX_OTHER_FILES: usize = 5;
 
 /// The diagnostics known after a change.
 #[derive(Debug, Default)]
-pub struct Report {
+pub(crate) struct Report {
     files: BTreeMap<PathBuf, Vec<Diagnostic>>,
 }
 
@@ -25,7 +25,7 @@ impl Report {
     /// Sends `changed` files to their language servers, waits for their diagnostics and takes
     /// everything the servers know. A server that fails is logged and left out: diagnostics
     /// are a help, never a reason for a successful write to fail.
-    pub async fn after_change(lsp: &Lsp, changed: &[&Path]) -> Report {
+    pub(crate) async fn after_change(lsp: &Lsp, changed: &[&Path]) -> Report {
         let touches = changed.iter().map(|path| async move {
             if let Err(e) = lsp.touch_file(path, true).await {
                 tracing::warn!(path = %path.display(), error = %e, "no diagnostics for the file");
@@ -39,12 +39,12 @@ impl Report {
 
     /// Builds a report from known diagnostics.
     #[cfg(test)]
-    pub fn from_map(files: BTreeMap<PathBuf, Vec<Diagnostic>>) -> Report {
+    pub(crate) fn from_map(files: BTreeMap<PathBuf, Vec<Diagnostic>>) -> Report {
         Report { files }
     }
 
     /// `{ "<abs path>": [diagnostic, ...] }` for files that have any.
-    pub fn metadata(&self) -> Value {
+    pub(crate) fn metadata(&self) -> Value {
         let mut map = Map::new();
         for (path, list) in self.files.iter().filter(|(_, l)| !l.is_empty()) {
             map.insert(
@@ -56,12 +56,12 @@ impl Report {
     }
 
     /// The `<diagnostics>` block of `path`'s errors, if it has any.
-    pub fn block(&self, path: &Path) -> Option<String> {
+    pub(crate) fn block(&self, path: &Path) -> Option<String> {
         block(path, self.files.get(path)?)
     }
 
     /// Blocks for up to `max` files other than `except` that have errors, in path order.
-    pub fn other_blocks(&self, except: &[&Path], max: usize) -> Vec<String> {
+    pub(crate) fn other_blocks(&self, except: &[&Path], max: usize) -> Vec<String> {
         self.files
             .iter()
             .filter(|(p, _)| !except.contains(&p.as_path()))
@@ -73,7 +73,7 @@ impl Report {
 
 /// `<diagnostics file="…">` with one `ERROR [line:col] message` line per error (1-based), at
 /// most [`MAX_PER_FILE`] of them and a count of the rest; `None` when there is no error.
-pub fn block(path: &Path, diagnostics: &[Diagnostic]) -> Option<String> {
+pub(crate) fn block(path: &Path, diagnostics: &[Diagnostic]) -> Option<String> {
     let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.is_error()).collect();
     if errors.is_empty() {
         return None;
@@ -97,7 +97,6 @@ pub fn block(path: &Path, diagnostics: &[Diagnostic]) -> Option<String> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use serde_json::json;
     use strata_services::lsp::diagnostic::{Position, Range};

@@ -12,13 +12,13 @@ use crate::contract::{Ask, ToolCx, ToolError};
 
 /// Whether the target is a directory itself or a file inside its parent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     File,
     Directory,
 }
 
 /// The directory an ask is about, or `None` when the path is inside the project.
-pub async fn outside_dir(
+pub(crate) async fn outside_dir(
     info: &InstanceInfo,
     fs: &FsUtil,
     target: &Path,
@@ -44,7 +44,7 @@ pub async fn outside_dir(
 }
 
 /// Whether a resolved real path is in the project (the project's own paths resolved too).
-pub async fn is_inside_real(info: &InstanceInfo, fs: &FsUtil, real: &Path) -> bool {
+pub(crate) async fn is_inside_real(info: &InstanceInfo, fs: &FsUtil, real: &Path) -> bool {
     let dir = fs.resolve_real(&info.directory).await;
     let tree = fs.resolve_real(&info.worktree).await;
     strata_services::fs::contains(&dir, real)
@@ -52,7 +52,7 @@ pub async fn is_inside_real(info: &InstanceInfo, fs: &FsUtil, real: &Path) -> bo
 }
 
 /// Asks `external_directory` when `target` is outside the project; does nothing inside.
-pub async fn check(
+pub(crate) async fn check(
     cx: &ToolCx,
     info: &InstanceInfo,
     fs: &FsUtil,

@@ -16,10 +16,11 @@ use super::diagnostics::Report;
 use crate::contract::{ToolCx, ToolError};
 
 /// The services every file-changing tool (`edit`, `write`, `apply_patch`) declares.
-pub type WriterDeps = (InstanceInfo, FsUtil, FileTime, Bus, Lsp, Formatter);
+pub(crate) type WriterDeps = (InstanceInfo, FsUtil, FileTime, Bus, Lsp, Formatter);
 
 /// Those services, held by a file-changing tool.
-pub struct Writer {
+#[derive(Debug)]
+pub(crate) struct Writer {
     pub info: InstanceInfo,
     pub fs: FsUtil,
     pub file_time: FileTime,
@@ -29,10 +30,10 @@ pub struct Writer {
 }
 
 /// Files larger than this are not edited in memory.
-pub const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
 
 impl Writer {
-    pub fn new((info, fs, file_time, bus, lsp, formatter): WriterDeps) -> Self {
+    pub(crate) fn new((info, fs, file_time, bus, lsp, formatter): WriterDeps) -> Self {
         Writer {
             info,
             fs,
@@ -45,7 +46,7 @@ impl Writer {
 
     /// Runs the file's formatters, then gives the file back the BOM state it was written with
     /// (atomically); returns the final content, or `None` when no formatter ran.
-    pub async fn format(&self, path: &Path, bom: bool) -> Option<String> {
+    pub(crate) async fn format(&self, path: &Path, bom: bool) -> Option<String> {
         if !self.formatter.format(path).await {
             return None;
         }
@@ -61,19 +62,19 @@ impl Writer {
     }
 
     /// The language servers' diagnostics once they have seen the `changed` files.
-    pub async fn diagnostics(&self, changed: &[&Path]) -> Report {
+    pub(crate) async fn diagnostics(&self, changed: &[&Path]) -> Report {
         Report::after_change(&self.lsp, changed).await
     }
 
     /// Reads a file to edit, as text (invalid UTF-8 replaced).
-    pub async fn read_text(&self, path: &Path) -> Result<String, ToolError> {
+    pub(crate) async fn read_text(&self, path: &Path) -> Result<String, ToolError> {
         let bytes = self.fs.read(path, MAX_EDIT_BYTES).await?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
     /// The read-before-edit check (spec §18 a), unless FileTime has it off (config
     /// `tools.read_before_edit`, or the one-shot CLI).
-    pub async fn check_fresh(&self, cx: &ToolCx, path: &Path) -> Result<(), ToolError> {
+    pub(crate) async fn check_fresh(&self, cx: &ToolCx, path: &Path) -> Result<(), ToolError> {
         if !self.file_time.enabled() {
             return Ok(());
         }
@@ -97,7 +98,7 @@ impl Writer {
 
     /// After a successful write: events on the Bus and a fresh FileTime record, so the next
     /// edit in this session needs no new read.
-    pub async fn after_write(&self, cx: &ToolCx, path: &Path, kind: WatchKind) {
+    pub(crate) async fn after_write(&self, cx: &ToolCx, path: &Path, kind: WatchKind) {
         self.bus.publish(FileEdited {
             path: path.to_path_buf(),
         });

@@ -1,8 +1,8 @@
 //! Helpers shared by several tools: the external-directory check, file writes and their
 //! diagnostics, and directory walks.
 
-pub mod bom;
-pub mod diagnostics;
-pub mod external;
-pub mod filewrite;
-pub mod walk;
+pub(crate) mod bom;
+pub(crate) mod diagnostics;
+pub(crate) mod external;
+pub(crate) mod filewrite;
+pub(crate) mod walk;

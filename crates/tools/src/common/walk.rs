@@ -11,7 +11,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 use ignore::{WalkBuilder, WalkState};
 
 /// How a walk treats hidden files and which globs it applies.
-pub struct WalkSpec<'a> {
+pub(crate) struct WalkSpec<'a> {
     pub root: &'a Path,
     pub hidden: bool,
     pub glob: Option<&'a str>,
@@ -56,7 +56,7 @@ fn overrides(root: &Path, glob: Option<&str>) -> Result<Override, BadGlob> {
 /// A glob may name a hidden or ignored *file*, but it never opens a hidden or ignored
 /// *directory*: a broad glob such as `*` would match directory names too, so the directories a
 /// plain walk (no glob) would enter are listed first and the glob walk stays inside them.
-pub fn walk_files<T: Send>(
+pub(crate) fn walk_files<T: Send>(
     spec: &WalkSpec<'_>,
     visit: impl Fn(&Path, SystemTime) -> Option<T> + Sync,
 ) -> Result<Vec<T>, BadGlob> {
@@ -119,7 +119,7 @@ fn entered_dirs(spec: &WalkSpec<'_>) -> Result<HashSet<PathBuf>, BadGlob> {
 }
 
 /// Newest first, then by path.
-pub fn sort_newest_first<T>(items: &mut [T], key: impl Fn(&T) -> (&SystemTime, &PathBuf)) {
+pub(crate) fn sort_newest_first<T>(items: &mut [T], key: impl Fn(&T) -> (&SystemTime, &PathBuf)) {
     items.sort_by(|a, b| {
         let (ta, pa) = key(a);
         let (tb, pb) = key(b);

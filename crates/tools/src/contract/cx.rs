@@ -152,6 +152,7 @@ impl ToolCx {
 }
 
 /// Builds a [`ToolCx`].
+#[derive(Debug)]
 pub struct ToolCxBuilder {
     cx: ToolCx,
 }

@@ -23,6 +23,7 @@ use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
 
 /// One call as it enters the wrapper: raw JSON arguments and the call context.
+#[derive(Debug)]
 pub struct ToolCall {
     pub input: String,
     pub cx: ToolCx,

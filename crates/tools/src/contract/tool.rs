@@ -45,12 +45,14 @@ pub trait Tool: Send + Sync + Sized + 'static {
 }
 
 /// Decoded parameters with their call context: what the inner layers see.
+#[derive(Debug)]
 pub struct Decoded<P> {
     pub params: P,
     pub cx: ToolCx,
 }
 
 /// A `tower::Service` running one initialised tool.
+#[derive(Debug)]
 pub struct ToolService<T> {
     tool: Arc<T>,
 }

@@ -27,6 +27,7 @@ pub struct EditParams {
     pub replace_all: Option<bool>,
 }
 
+#[derive(Debug)]
 pub struct Edit {
     w: Writer,
 }

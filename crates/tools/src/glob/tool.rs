@@ -24,6 +24,7 @@ pub struct GlobParams {
     pub path: Option<String>,
 }
 
+#[derive(Debug)]
 pub struct Glob {
     info: InstanceInfo,
     fs: FsUtil,

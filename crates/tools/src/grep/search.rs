@@ -16,7 +16,7 @@ pub const MAX_LINE_CHARS: usize = 2000;
 
 /// The matches of one file.
 #[derive(Debug, Clone)]
-pub struct FileHits {
+pub(super) struct FileHits {
     pub path: PathBuf,
     pub mtime: SystemTime,
     pub lines: Vec<(u64, String)>,
@@ -24,7 +24,7 @@ pub struct FileHits {
 
 /// Every hit, newest file first, capped at [`LIMIT`] matches; `more` when some were left out.
 #[derive(Debug, Default)]
-pub struct Hits {
+pub(super) struct Hits {
     pub files: Vec<FileHits>,
     pub shown: usize,
     pub more: bool,
@@ -45,7 +45,7 @@ impl From<SearchError> for crate::contract::ToolError {
     }
 }
 
-pub fn matcher(pattern: &str) -> Result<RegexMatcher, SearchError> {
+pub(super) fn matcher(pattern: &str) -> Result<RegexMatcher, SearchError> {
     RegexMatcherBuilder::new()
         .line_terminator(Some(b'\n'))
         .build(pattern)
@@ -68,7 +68,7 @@ fn cut(line: &str) -> String {
 }
 
 /// The hits of one file: at most [`LIMIT`] + 1, the extra one telling [`cap`] that more exist.
-pub fn search_file(m: &RegexMatcher, path: &Path, mtime: SystemTime) -> Option<FileHits> {
+pub(super) fn search_file(m: &RegexMatcher, path: &Path, mtime: SystemTime) -> Option<FileHits> {
     let mut lines = Vec::new();
     let _ = searcher().search_path(
         m,
@@ -86,7 +86,7 @@ pub fn search_file(m: &RegexMatcher, path: &Path, mtime: SystemTime) -> Option<F
 }
 
 /// Searches a tree: hidden files included, ignore files honoured, `include` as a glob.
-pub fn search_tree(
+pub(super) fn search_tree(
     m: &RegexMatcher,
     root: &Path,
     include: Option<&str>,
@@ -101,7 +101,7 @@ pub fn search_tree(
 }
 
 /// Sorts files newest first and keeps the first [`LIMIT`] matches in that order.
-pub fn cap(mut files: Vec<FileHits>) -> Hits {
+pub(super) fn cap(mut files: Vec<FileHits>) -> Hits {
     sort_newest_first(&mut files, |f| (&f.mtime, &f.path));
     let mut hits = Hits::default();
     for mut f in files {
@@ -121,7 +121,7 @@ pub fn cap(mut files: Vec<FileHits>) -> Hits {
 }
 
 /// The model-visible text.
-pub fn render(h: &Hits) -> String {
+pub(super) fn render(h: &Hits) -> String {
     if h.files.is_empty() {
         return "No files found".into();
     }

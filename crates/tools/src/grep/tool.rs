@@ -20,6 +20,7 @@ pub struct GrepParams {
     pub include: Option<String>,
 }
 
+#[derive(Debug)]
 pub struct Grep {
     info: InstanceInfo,
     fs: FsUtil,

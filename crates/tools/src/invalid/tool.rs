@@ -11,6 +11,7 @@ pub struct InvalidParams {
     pub error: String,
 }
 
+#[derive(Debug)]
 pub struct Invalid;
 
 impl Tool for Invalid {

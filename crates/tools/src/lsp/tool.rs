@@ -72,6 +72,7 @@ fn from_one<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     Ok(n)
 }
 
+#[derive(Debug)]
 pub struct LspTool {
     info: InstanceInfo,
     fs: FsUtil,

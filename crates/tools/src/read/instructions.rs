@@ -16,14 +16,14 @@ const NAMES: &[&str] = &["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
 const MAX_INSTRUCTION_BYTES: u64 = 64 * 1024;
 
 /// Which instruction files each session has already been given.
-#[derive(Default)]
-pub struct Claims {
+#[derive(Debug, Default)]
+pub(super) struct Claims {
     by_session: Mutex<HashMap<String, HashSet<PathBuf>>>,
 }
 
 impl Claims {
     /// The instruction files to attach to a read of `file`, with their contents.
-    pub async fn find(
+    pub(super) async fn find(
         &self,
         info: &InstanceInfo,
         fs: &FsUtil,
@@ -57,7 +57,7 @@ impl Claims {
 }
 
 /// The `<system-reminder>` block appended to the output.
-pub fn reminder(loaded: &[(PathBuf, String)]) -> String {
+pub(super) fn reminder(loaded: &[(PathBuf, String)]) -> String {
     let blocks: Vec<String> = loaded
         .iter()
         .map(|(p, text)| format!("Instructions from: {}\n{text}", p.display()))

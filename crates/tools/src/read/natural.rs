@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 
 /// Compares names chunk by chunk: digit runs by value, the rest case-insensitively.
-pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+pub(super) fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (mut x, mut y) = (a.chars().peekable(), b.chars().peekable());
     loop {
         match (x.peek().copied(), y.peek().copied()) {

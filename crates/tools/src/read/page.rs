@@ -4,11 +4,11 @@
 pub const DEFAULT_LIMIT: usize = 2000;
 pub const MAX_LINE_CHARS: usize = 2000;
 pub const MAX_BYTES: usize = 51_200;
-pub const LINE_CUT_SUFFIX: &str = "... (line cut at 2000 characters)";
+pub(super) const LINE_CUT_SUFFIX: &str = "... (line cut at 2000 characters)";
 
 /// Collects the lines of one page.
 #[derive(Debug)]
-pub struct Pager {
+pub(super) struct Pager {
     offset: usize,
     limit: usize,
     /// Lines seen so far (the file's total when reading reached the end).
@@ -23,14 +23,14 @@ pub struct Pager {
 
 /// What the reader should do after a line.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Next {
+pub(super) enum Next {
     Continue,
     Stop,
 }
 
 impl Pager {
     /// `offset` is 1-based (0 counts as 1); `limit` 0 counts as the default.
-    pub fn new(offset: usize, limit: usize) -> Self {
+    pub(super) fn new(offset: usize, limit: usize) -> Self {
         Self {
             offset: offset.max(1),
             limit: if limit == 0 { DEFAULT_LIMIT } else { limit },
@@ -42,24 +42,24 @@ impl Pager {
         }
     }
 
-    pub fn offset(&self) -> usize {
+    pub(super) fn offset(&self) -> usize {
         self.offset
     }
 
     /// The page holds `limit` lines: later lines are only counted.
-    pub fn is_full(&self) -> bool {
+    pub(super) fn is_full(&self) -> bool {
         self.kept.len() >= self.limit
     }
 
     /// Adds lines that were counted, not read (see [`LineSplitter::count`]).
-    pub fn skip_counted(&mut self, n: usize) {
+    pub(super) fn skip_counted(&mut self, n: usize) {
         if n > 0 {
             self.count += n;
             self.more = true;
         }
     }
 
-    pub fn push(&mut self, line: &str) -> Next {
+    pub(super) fn push(&mut self, line: &str) -> Next {
         self.count += 1;
         if self.count < self.offset {
             return Next::Continue;
@@ -82,12 +82,12 @@ impl Pager {
     }
 
     /// The 1-based number of the last kept line.
-    pub fn last(&self) -> usize {
+    pub(super) fn last(&self) -> usize {
         self.offset + self.kept.len() - usize::from(!self.kept.is_empty())
     }
 
     /// Whether `offset` points past the end of what was read.
-    pub fn offset_out_of_range(&self) -> bool {
+    pub(super) fn offset_out_of_range(&self) -> bool {
         self.count < self.offset && !(self.count == 0 && self.offset == 1)
     }
 }
@@ -102,13 +102,13 @@ fn cut_line(line: &str) -> String {
 /// Splits a byte stream into lines: `\n` separated, a trailing `\r` removed, invalid UTF-8
 /// replaced; the empty piece after a final newline is not a line.
 #[derive(Default)]
-pub struct LineSplitter {
+pub(super) struct LineSplitter {
     partial: Vec<u8>,
 }
 
 impl LineSplitter {
     /// Feeds a chunk; calls `each` for every complete line until it says stop.
-    pub fn feed(&mut self, chunk: &[u8], each: &mut dyn FnMut(&str) -> Next) -> Next {
+    pub(super) fn feed(&mut self, chunk: &[u8], each: &mut dyn FnMut(&str) -> Next) -> Next {
         let mut rest = chunk;
         while let Some(i) = rest.iter().position(|&b| b == b'\n') {
             self.partial.extend_from_slice(&rest[..i]);
@@ -124,7 +124,7 @@ impl LineSplitter {
 
     /// Counts the lines in `chunk` without decoding them: once the page is full only the
     /// total is still needed, and decoding every line of a large file would dominate.
-    pub fn count(&mut self, chunk: &[u8]) -> usize {
+    pub(super) fn count(&mut self, chunk: &[u8]) -> usize {
         let n = memchr::memchr_iter(b'\n', chunk).count();
         let after_last = match memchr::memrchr(b'\n', chunk) {
             Some(i) => &chunk[i + 1..],
@@ -141,7 +141,7 @@ impl LineSplitter {
     }
 
     /// The last line, when the input did not end with a newline.
-    pub fn finish(&mut self, each: &mut dyn FnMut(&str) -> Next) {
+    pub(super) fn finish(&mut self, each: &mut dyn FnMut(&str) -> Next) {
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             each(&decode(&line));

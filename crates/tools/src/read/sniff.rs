@@ -8,7 +8,7 @@ const BINARY_EXTENSIONS: &[&str] = &[
 ];
 
 /// MIME types returned to the model as attachments.
-pub const ATTACH_MIMES: &[&str] = &[
+pub(super) const ATTACH_MIMES: &[&str] = &[
     "image/jpeg",
     "image/png",
     "image/gif",
@@ -17,7 +17,7 @@ pub const ATTACH_MIMES: &[&str] = &[
 ];
 
 /// The MIME type from the first bytes, when they carry a known signature.
-pub fn sniff_mime(sample: &[u8]) -> Option<&'static str> {
+pub(super) fn sniff_mime(sample: &[u8]) -> Option<&'static str> {
     let starts = |sig: &[u8]| sample.starts_with(sig);
     if starts(&[0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
         Some("image/png")
@@ -37,7 +37,7 @@ pub fn sniff_mime(sample: &[u8]) -> Option<&'static str> {
 }
 
 /// MIME from the sample, else from the file name's extension.
-pub fn mime_of(name: &str, sample: &[u8]) -> String {
+pub(super) fn mime_of(name: &str, sample: &[u8]) -> String {
     if let Some(m) = sniff_mime(sample) {
         return m.to_string();
     }
@@ -48,7 +48,7 @@ pub fn mime_of(name: &str, sample: &[u8]) -> String {
 }
 
 /// Binary by extension, by a NUL byte, or by more than 30 % control bytes in the sample.
-pub fn is_binary(name: &str, sample: &[u8]) -> bool {
+pub(super) fn is_binary(name: &str, sample: &[u8]) -> bool {
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     if ext.is_some_and(|e| BINARY_EXTENSIONS.contains(&e.as_str())) {
         return true;

@@ -35,6 +35,7 @@ pub struct ReadParams {
     pub limit: Option<u64>,
 }
 
+#[derive(Debug)]
 pub struct Read {
     info: InstanceInfo,
     fs: FsUtil,

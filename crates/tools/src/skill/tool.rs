@@ -20,6 +20,7 @@ pub struct SkillParams {
     pub name: String,
 }
 
+#[derive(Debug)]
 pub struct SkillTool {
     skills: Skills,
     fs: FsUtil,

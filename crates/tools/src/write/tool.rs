@@ -23,6 +23,7 @@ pub struct WriteParams {
     pub file_path: String,
 }
 
+#[derive(Debug)]
 pub struct Write {
     w: Writer,
 }

@@ -2,8 +2,6 @@
 //! single `edit` ask, adds, deletes, moves, and the verification failures of spec §4.3
 //! (spec §4, §19 apply_patch).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::edit_support::{ask_edits, assert_mentions, drain, model_error, patch, text, watch};
 use serde_json::json;
 use strata_services::bus::WatchKind;

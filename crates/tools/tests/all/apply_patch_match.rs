@@ -2,8 +2,6 @@
 //! end-of-file anchoring, `@@` context, tolerant matching, BOM, CRLF and heredoc wrappers
 //! (spec §4.1, §4.2, §19 apply_patch).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::edit_support::{bytes, model_error, patch, text};
 use serde_json::json;
 use strata_testkit::TestInstance;

@@ -1,8 +1,6 @@
 //! `apply_patch` is all or nothing (spec §4.3 step 4, §18 d, e): a section that verifies but
 //! fails to write puts every earlier change back; a rejected ask writes nothing.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::edit_support::{
     ask_edits, assert_mentions, mode, model_error, patch, set_mode, temp_leftovers, text,
 };

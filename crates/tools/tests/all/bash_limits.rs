@@ -2,8 +2,6 @@
 //! keep what was printed; large output is cut to its tail with the complete output saved
 //! (spec §7.2, §7.3, §19 bash).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::Duration;
 
 use serde_json::json;

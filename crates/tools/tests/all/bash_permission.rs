@@ -2,8 +2,6 @@
 //! patterns from the arity table, `external_directory` for outside paths, and rules that stop a
 //! command before anything runs (spec §7.4, §19 bash).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::{Value, json};
 use strata_services::permission::{PermissionError, Request};
 use strata_testkit::{ReplyMode, TestInstance};

@@ -1,8 +1,6 @@
 //! `bash` through the real wrapper in a test instance: running, exit status, workdir, stdin,
 //! streaming metadata, titles, the shell choice (spec §7.1, §7.3, §19 bash).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::{Duration, Instant};
 
 use serde_json::json;

@@ -1,8 +1,6 @@
 //! `edit` through the real wrapper: creating files, exact and tolerant replacements, the
 //! refusals of spec §3.5, BOM and CRLF handling, events and metadata (spec §3, §19 edit).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::edit_support::{
     ask_edits, assert_mentions, bytes, drain, model_error, read_first, text, watch,
 };

@@ -2,8 +2,6 @@
 //! missing) after `write`, `edit` and `apply_patch`, the warm-up by `read`, and servers
 //! stopping with the instance (spec §1 step 13, §2, §3.1 step 9, §3.7, §4, §16).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::Duration;
 
 use crate::edit_support::{patch, read_first};

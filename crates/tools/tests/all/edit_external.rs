@@ -1,8 +1,6 @@
 //! `edit`, `write` and `apply_patch` on paths outside the project (spec §0.4): each asks
 //! `external_directory` for the directory it would change, and a refused ask changes nothing.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::{Path, PathBuf};
 
 use crate::edit_support::{patch, read_first, text};

@@ -2,8 +2,6 @@
 //! §4 step 5): they run on files of their type, the BOM state is restored, the diff and the
 //! FileTime record follow the formatted file, and a failing formatter fails nothing.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::edit_support::{bytes, patch, read_first, text};
 use serde_json::{Value, json};
 use strata_testkit::{TestInstance, TestInstanceBuilder};

@@ -1,8 +1,6 @@
 //! The `edit` line-ending matrix: whatever endings the arguments use, the file keeps its own
 //! (spec §3.1 step 6, §19 edit).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::edit_support::text;
 use serde_json::json;
 use strata_testkit::TestInstance;

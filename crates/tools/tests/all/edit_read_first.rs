@@ -1,8 +1,6 @@
 //! Read before edit (spec §18 a) as `edit` enforces it: never read → refused, after a read →
 //! applied, after an outside change → stale, and the config switch that turns it off.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::{Duration, SystemTime};
 
 use crate::edit_support::{assert_mentions, model_error, read_first, text};

@@ -13,38 +13,38 @@ use strata_tools::{ToolError, ToolResult};
 use tokio::sync::broadcast::Receiver;
 
 /// Config that makes every `edit`-family call ask, so the test can see the request.
-pub fn ask_edits() -> Value {
+pub(crate) fn ask_edits() -> Value {
     json!({"permission": {"edit": "ask"}})
 }
 
 /// Reads `rel` with the `read` tool in the test session, so it may be edited afterwards.
-pub async fn read_first(t: &TestInstance, rel: &str) {
+pub(crate) async fn read_first(t: &TestInstance, rel: &str) {
     t.call("read", json!({"filePath": rel}))
         .await
         .unwrap_or_else(|e| panic!("read {rel} before editing it: {e}"));
 }
 
 /// The file's content as text.
-pub fn text(t: &TestInstance, rel: &str) -> String {
+pub(crate) fn text(t: &TestInstance, rel: &str) -> String {
     std::fs::read_to_string(t.path(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
 }
 
 /// The file's bytes.
-pub fn bytes(t: &TestInstance, rel: &str) -> Vec<u8> {
+pub(crate) fn bytes(t: &TestInstance, rel: &str) -> Vec<u8> {
     std::fs::read(t.path(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
 }
 
 /// Permission bits of a path.
-pub fn mode(path: &Path) -> u32 {
+pub(crate) fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
 }
 
-pub fn set_mode(path: &Path, mode: u32) {
+pub(crate) fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
 /// The mode a brand-new file gets from `0666` under this process's umask.
-pub fn new_file_mode() -> u32 {
+pub(crate) fn new_file_mode() -> u32 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let umask = status
         .lines()
@@ -55,7 +55,7 @@ pub fn new_file_mode() -> u32 {
 }
 
 /// The message of a model-facing error; panics on success or on another kind of error.
-pub fn model_error(r: Result<ToolResult, ToolError>) -> String {
+pub(crate) fn model_error(r: Result<ToolResult, ToolError>) -> String {
     match r {
         Err(ToolError::Model(m)) => m,
         Err(other) => panic!("expected a model-facing error, got {other:?}"),
@@ -64,19 +64,19 @@ pub fn model_error(r: Result<ToolResult, ToolError>) -> String {
 }
 
 /// Asserts `msg` mentions every one of `needles`.
-pub fn assert_mentions(msg: &str, needles: &[&str]) {
+pub(crate) fn assert_mentions(msg: &str, needles: &[&str]) {
     for n in needles {
         assert!(msg.contains(n), "`{n}` missing from: {msg}");
     }
 }
 
 /// A receiver of watcher events; subscribe before the call.
-pub fn watch(t: &TestInstance) -> Receiver<FileWatcher> {
+pub(crate) fn watch(t: &TestInstance) -> Receiver<FileWatcher> {
     t.get::<Bus>().subscribe::<FileWatcher>()
 }
 
 /// Every watcher event already published (the tools publish before they return).
-pub fn drain(rx: &mut Receiver<FileWatcher>) -> Vec<(std::path::PathBuf, WatchKind)> {
+pub(crate) fn drain(rx: &mut Receiver<FileWatcher>) -> Vec<(std::path::PathBuf, WatchKind)> {
     let mut out = Vec::new();
     while let Ok(e) = rx.try_recv() {
         out.push((e.path, e.kind));
@@ -85,7 +85,7 @@ pub fn drain(rx: &mut Receiver<FileWatcher>) -> Vec<(std::path::PathBuf, WatchKi
 }
 
 /// Names in `dir` that look like leftovers of an atomic write (hidden `*.tmp` files).
-pub fn temp_leftovers(dir: &Path) -> Vec<String> {
+pub(crate) fn temp_leftovers(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -94,7 +94,7 @@ pub fn temp_leftovers(dir: &Path) -> Vec<String> {
 }
 
 /// A whole patch from its section lines.
-pub fn patch(lines: &[&str]) -> String {
+pub(crate) fn patch(lines: &[&str]) -> String {
     let mut p = String::from("*** Begin Patch\n");
     for l in lines {
         p.push_str(l);

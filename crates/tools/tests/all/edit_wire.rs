@@ -2,8 +2,6 @@
 //! registry of a real instance hands them out (spec §0.2, §0.7, §2, §3, §4, §19 registry and
 //! parameters).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::check_schema_shape;
 use serde_json::{Value, json};
 use strata_registry::ToolRegistry;

@@ -1,8 +1,6 @@
 //! `glob` through the real wrapper: matching, ripgrep's inclusion rules, order, the cap,
 //! errors, titles and permission asks (spec §5, §18 b, §19 grep and glob).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{at, root, set_mtime, write_outside};
 use serde_json::json;
 use strata_testkit::{TestInstance, redacted};

@@ -1,8 +1,6 @@
 //! `grep` and the external-directory permission: outside directories and files, symlinked
 //! aliases, and links out of the project (spec §0.4, §6 step 3, §18 g, §19 grep and glob).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{root, write_outside};
 use serde_json::json;
 use strata_testkit::TestInstance;

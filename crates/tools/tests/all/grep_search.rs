@@ -1,8 +1,6 @@
 //! `grep` through the real wrapper: layout, include globs, inclusion rules, order, caps,
 //! single-file targets and errors (spec §6, §18 b-c, §19 grep and glob).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{at, set_mtime};
 use serde_json::json;
 use strata_testkit::{TestInstance, redacted};

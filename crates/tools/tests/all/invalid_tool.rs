@@ -1,8 +1,6 @@
 //! The `invalid` tool through the real wrapper: the answer to a call that could not be made
 //! (spec §15).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::{Value, json};
 use strata_testkit::TestInstance;
 

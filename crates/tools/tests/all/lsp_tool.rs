@@ -2,8 +2,6 @@
 //! missing): titles, asks, results of each kind of request, and the errors for a missing file
 //! or a file no server handles (spec §16).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::Duration;
 
 use serde_json::{Value, json};

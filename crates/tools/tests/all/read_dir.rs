@@ -1,8 +1,6 @@
 //! `read` of directories through the real wrapper: entry order, trailing `/`, paging and the
 //! footer (spec §1 step 6, §19 read).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::footer;
 use serde_json::json;
 use strata_testkit::{TestInstance, redacted};

@@ -1,7 +1,5 @@
 //! Instruction files found next to a file being read (spec §1 step 12, §19 read).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 use strata_testkit::{TestInstance, redacted};
 

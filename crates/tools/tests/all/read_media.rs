@@ -1,8 +1,6 @@
 //! `read` of images and PDFs (attachments) and of files that only look like media (text)
 //! through the real wrapper (spec §1 step 8, §19 read).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::content_lines;
 use base64::Engine;
 use serde_json::json;

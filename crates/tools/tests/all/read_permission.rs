@@ -2,8 +2,6 @@
 //! defaults, and the external-directory ask for outside paths and symlinks (spec §0.4, §1
 //! steps 2-5, §18 g, §19 read).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{plan_ruleset, root, write_outside};
 use serde_json::json;
 use strata_services::permission::{Permission, PermissionError};

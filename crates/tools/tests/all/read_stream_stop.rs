@@ -2,8 +2,6 @@
 //! the byte cap is reached (spec §1 step 10). Alone in its file so that no other test streams
 //! bytes in this process while the counter is compared.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 use strata_services::fs::FsUtil;
 use strata_testkit::TestInstance;

@@ -1,8 +1,6 @@
 //! `read` of text files through the real wrapper: paging, footers, the byte cap, line cuts,
 //! offsets, not-found suggestions, binary refusal, metadata and FileTime (spec §1, §19 read).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{content_lines, footer};
 use serde_json::json;
 use strata_services::file_time::{FileTime, hash_bytes};

@@ -2,8 +2,6 @@
 //! accepted, what is refused, and the InvalidArguments message (spec §0.2, §19 registry and
 //! parameters, wrapper).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use strata_testkit::TestInstance;
 use strata_tools::ToolError;
 

@@ -2,8 +2,6 @@
 //! one canonical `‹dir›/*` glob, lexical normalisation and always-approvals (spec §0.3, §0.4,
 //! §19 wrapper, truncation, external directory).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::{root, write_outside};
 use serde_json::json;
 use strata_testkit::{ReplyMode, TestInstance};

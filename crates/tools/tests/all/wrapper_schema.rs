@@ -1,8 +1,6 @@
 //! Wire schemas and effects of `read`, `glob`, `grep` and `invalid`, as the registry of a real
 //! instance hands them out (spec §0.2, §0.7, §1, §5, §6, §15, §19 registry and parameters).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::wrapper_support::check_schema_shape;
 use serde_json::{Value, json};
 use strata_registry::ToolRegistry;

@@ -13,7 +13,7 @@ use strata_testkit::TestInstance;
 
 /// The temporary directory holding the project; everything in it but the project (and the
 /// data dir's saved outputs) is outside the project.
-pub fn root(t: &TestInstance) -> PathBuf {
+pub(crate) fn root(t: &TestInstance) -> PathBuf {
     t.dir()
         .parent()
         .expect("the project has a parent")
@@ -21,7 +21,7 @@ pub fn root(t: &TestInstance) -> PathBuf {
 }
 
 /// Writes a file outside the project (under [`root`]), creating parents.
-pub fn write_outside(t: &TestInstance, rel: &str, content: &str) -> PathBuf {
+pub(crate) fn write_outside(t: &TestInstance, rel: &str, content: &str) -> PathBuf {
     let path = root(t).join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, content).unwrap();
@@ -29,12 +29,12 @@ pub fn write_outside(t: &TestInstance, rel: &str, content: &str) -> PathBuf {
 }
 
 /// A fixed point in time plus `secs`, for explicit mtimes.
-pub fn at(secs: u64) -> SystemTime {
+pub(crate) fn at(secs: u64) -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs)
 }
 
 /// Sets a file's modification time.
-pub fn set_mtime(path: &Path, time: SystemTime) {
+pub(crate) fn set_mtime(path: &Path, time: SystemTime) {
     std::fs::File::options()
         .write(true)
         .open(path)
@@ -45,7 +45,7 @@ pub fn set_mtime(path: &Path, time: SystemTime) {
 
 /// The plan agent's rules as spec §0.5 states them: defaults, then its own additions. The
 /// parts that matter here (the `read` rules for `.env` files) come from the defaults.
-pub fn plan_ruleset(t: &TestInstance) -> Ruleset {
+pub(crate) fn plan_ruleset(t: &TestInstance) -> Ruleset {
     let flags = t.get::<RuntimeFlags>();
     let mut rules = default_rules(
         &flags.tool_output_dir(),
@@ -61,7 +61,7 @@ pub fn plan_ruleset(t: &TestInstance) -> Ruleset {
 }
 
 /// The `‹n›: ‹text›` lines of a read page.
-pub fn content_lines(output: &str) -> Vec<&str> {
+pub(crate) fn content_lines(output: &str) -> Vec<&str> {
     let start = output.find("<content>\n").expect("a <content> block") + "<content>\n".len();
     let end = output.find("\n\n(").expect("a footer");
     if end < start {
@@ -71,7 +71,7 @@ pub fn content_lines(output: &str) -> Vec<&str> {
 }
 
 /// The footer line of a read page or listing (the last parenthesised line).
-pub fn footer(output: &str) -> &str {
+pub(crate) fn footer(output: &str) -> &str {
     output
         .lines()
         .rev()
@@ -81,7 +81,12 @@ pub fn footer(output: &str) -> &str {
 
 /// What every wire schema shares (spec §0.2): draft 2020-12, an object with its properties and
 /// `required` in the given order, references inlined, no titles, formats or nullable types.
-pub fn check_schema_shape(id: &str, s: &serde_json::Value, properties: &[&str], required: &[&str]) {
+pub(crate) fn check_schema_shape(
+    id: &str,
+    s: &serde_json::Value,
+    properties: &[&str],
+    required: &[&str],
+) {
     assert_eq!(
         s["$schema"], "https://json-schema.org/draft/2020-12/schema",
         "{id}"

@@ -2,8 +2,6 @@
 //! own (`invalid` here), saves the full text and says where, and leaves `read`, `glob` and
 //! `grep` alone because they report `truncated` themselves (spec §0.1, §0.6).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::{Value, json};
 use strata_services::truncate::Truncate;
 use strata_testkit::{TestInstance, redacted};

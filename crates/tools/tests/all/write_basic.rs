@@ -2,8 +2,6 @@
 //! content, read-only targets, titles, events and read before edit (spec §2, §18 a, e,
 //! §19 write).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::edit_support::{
     ask_edits, assert_mentions, bytes, drain, mode, model_error, new_file_mode, read_first,
     set_mode, temp_leftovers, text, watch,

@@ -1,8 +1,6 @@
 //! The `Tool.execute` span the wrapper opens around every call, with `tool.name`, `session.id`,
 //! `message.id`, and `tool.call_id` only when the call has one (spec §0.1 wrapper).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 

@@ -1,3 +1,4 @@
+// clippy counts only a plain `cfg(test)` module as test code, not this `cfg(all(test, unix))` one.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Scans of real command lines against a project laid out in a temporary directory.
 

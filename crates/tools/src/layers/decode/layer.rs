@@ -5,6 +5,7 @@ use tower_layer::Layer;
 use super::service::Decode;
 
 /// Turns a service of `Decoded<P>` into a service of raw [`ToolCall`](crate::contract::ToolCall)s.
+#[derive(Debug)]
 pub struct DecodeLayer<P> {
     tool: &'static str,
     _params: PhantomData<fn() -> P>,

@@ -8,6 +8,7 @@ use tower_service::Service;
 use crate::contract::{Decoded, ToolCall, ToolError};
 
 /// See [`DecodeLayer`](super::DecodeLayer).
+#[derive(Debug)]
 pub struct Decode<S, P> {
     inner: S,
     tool: &'static str,

@@ -4,7 +4,7 @@ use tower_layer::Layer;
 use super::service::TruncateOutput;
 
 /// Limits come from config (`tool_output`), else the service's defaults.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct TruncateLayer {
     truncate: Truncate,
     max_lines: Option<usize>,

@@ -9,7 +9,7 @@ use crate::contract::{ToolError, ToolResult};
 use crate::layers::CallCx;
 
 /// See [`TruncateLayer`](super::TruncateLayer).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct TruncateOutput<S> {
     inner: S,
     truncate: Truncate,
