@@ -105,7 +105,7 @@ impl Project {
     }
 
     /// `strata ARGS` with extra environment variables.
-    pub fn strata_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+    pub(crate) fn strata_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = self.command(args);
         cmd.envs(env.iter().copied());
         self.run(cmd, None)

@@ -73,6 +73,7 @@ pub struct WebfetchParams {
     pub timeout: Option<f64>,
 }
 
+#[derive(Debug)]
 pub struct Webfetch {
     http: HttpClient,
 }

@@ -56,6 +56,7 @@ pub struct WebsearchParams {
     pub context_max_characters: Option<Number>,
 }
 
+#[derive(Debug)]
 pub struct Websearch {
     http: HttpClient,
     backend: SearchBackend,

@@ -15,27 +15,27 @@ use strata_testkit::{FixtureServer, TestInstance};
 use strata_tools::webfetch::MAX_BYTES;
 use strata_tools::{ToolError, ToolResult};
 
-pub const PAGE: &str = "<!doctype html><html><head><title>Test Page</title>\
+pub(crate) const PAGE: &str = "<!doctype html><html><head><title>Test Page</title>\
 <meta charset=\"utf-8\"><link rel=\"stylesheet\" href=\"/s.css\">\
 <style>body { color: red }</style><script>var secret = 42;</script></head>\
 <body><h1>Main Title</h1>\n<p>First <b>bold</b> paragraph with a \
 <a href=\"https://example.com/x\">link</a>.</p>\n<ul><li>one</li><li>two</li></ul>\
 <pre><code>fn main() {}</code></pre><noscript>Scripts are off</noscript></body></html>";
 
-pub const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3];
+pub(crate) const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3];
 
 /// What the fixture server saw.
 #[derive(Clone, Default)]
-pub struct Seen {
-    pub requests: Arc<AtomicUsize>,
-    pub headers: Arc<std::sync::Mutex<Vec<HeaderMap>>>,
+pub(crate) struct Seen {
+    pub(crate) requests: Arc<AtomicUsize>,
+    pub(crate) headers: Arc<std::sync::Mutex<Vec<HeaderMap>>>,
 }
 
 /// An endless body's progress, and whether the server dropped it.
 #[derive(Clone, Default)]
-pub struct Endless {
-    pub sent: Arc<AtomicUsize>,
-    pub dropped: Arc<AtomicBool>,
+pub(crate) struct Endless {
+    pub(crate) sent: Arc<AtomicUsize>,
+    pub(crate) dropped: Arc<AtomicBool>,
 }
 
 struct DropFlag(Arc<AtomicBool>);
@@ -50,7 +50,7 @@ fn typed(content_type: &'static str, body: impl Into<Body>) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body.into()).into_response()
 }
 
-pub async fn server(seen: Seen, endless: Endless) -> FixtureServer {
+pub(crate) async fn server(seen: Seen, endless: Endless) -> FixtureServer {
     let app = Router::new()
         .route(
             "/page",
@@ -149,12 +149,12 @@ pub async fn server(seen: Seen, endless: Endless) -> FixtureServer {
     FixtureServer::start(app).await.unwrap()
 }
 
-pub async fn fetch(t: &TestInstance, args: Value) -> Result<ToolResult, ToolError> {
+pub(crate) async fn fetch(t: &TestInstance, args: Value) -> Result<ToolResult, ToolError> {
     t.call("webfetch", args).await
 }
 
 /// Title, output and metadata as the model and front-end get them, the port redacted.
-pub fn render(r: &ToolResult, s: &FixtureServer) -> String {
+pub(crate) fn render(r: &ToolResult, s: &FixtureServer) -> String {
     format!(
         "title: {}\nmetadata: {}\n---\n{}",
         r.title,
