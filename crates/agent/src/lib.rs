@@ -3,13 +3,16 @@
 //! - [`provider`]: OpenAI-compatible and Anthropic streaming clients.
 //! - [`store`]: sessions, messages, parts and their numbered events.
 //! - [`session`]: the agent loop and its parts; [`events`]: what front-ends hear.
-//! - [`production`]: the registry's production graph plus the [`Store`](store::Store).
+//! - [`todos`]: session todo lists kept in the store.
+//! - [`production`]: the registry's production graph plus the [`Store`](store::Store) and the
+//!   todo lists kept in it.
 
 pub mod doom;
 pub mod events;
 pub mod provider;
 pub mod session;
 pub mod store;
+pub mod todos;
 
 mod production;
 

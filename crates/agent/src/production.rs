@@ -2,6 +2,9 @@
 
 use strata_graph::{BoxError, Graph, Node, Scope, Tier};
 use strata_services::flags::RuntimeFlags;
+use strata_services::todo::Todos;
+
+use crate::todos::todos_node;
 
 /// The global-tier node opening `<data dir>/strata.db`.
 pub fn store_node() -> Node {
@@ -13,9 +16,14 @@ pub fn store_node() -> Node {
     )
 }
 
-/// Everything the CLI runs: tools, services and the session store.
+/// Everything the CLI runs: tools, services and the session store, which also keeps the
+/// session todo lists (in place of the tools-only graph's throwaway ones).
 pub fn production() -> Graph {
-    strata_registry::production().with(store_node())
+    let mut graph = strata_registry::production().with(store_node());
+    if graph.replace::<Todos>(todos_node()).is_err() {
+        graph.add(todos_node());
+    }
+    graph
 }
 
 #[cfg(test)]
@@ -30,5 +38,15 @@ mod tests {
             .validate(&[Available::of::<InstanceSeed>(Tier::Instance)])
             .unwrap_or_else(|r| panic!("{r}"));
         assert!(graph.nodes().iter().any(|n| n.key() == "Store"));
+        let todos: Vec<_> = graph
+            .nodes()
+            .iter()
+            .filter(|n| n.key() == "Todos")
+            .collect();
+        assert_eq!(todos.len(), 1, "one Todos node");
+        assert!(
+            todos[0].requires().iter().any(|r| r.key == "Store"),
+            "the agent keeps todo lists in the store"
+        );
     }
 }

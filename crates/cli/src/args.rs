@@ -96,6 +96,10 @@ pub(crate) struct ToolsArgs {
     pub format: Format,
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// List what a run on a terminal sees (with `question`); by default, what a run without
+    /// one sees.
+    #[arg(long)]
+    pub interactive: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -15,6 +15,9 @@ pub mod kinds {
     pub const SESSION_UPDATED: &str = "session.updated";
     pub const MESSAGE_UPDATED: &str = "message.updated";
     pub const PART_UPDATED: &str = "message.part.updated";
+    /// `{"sessionID", "todos": [{content, status, priority}]}`: the session's todo list was
+    /// replaced (committed together with the list).
+    pub const TODO_UPDATED: &str = "todo.updated";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

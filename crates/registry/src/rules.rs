@@ -4,8 +4,8 @@
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::{
-    RuleConfigError, Ruleset, build_agent_rules, default_rules, ensure_truncation_allow,
-    from_config,
+    Action, Rule, RuleConfigError, Ruleset, build_agent_rules, default_rules,
+    ensure_truncation_allow, from_config,
 };
 use strata_services::skills::Skills;
 
@@ -34,4 +34,11 @@ pub fn agent_ruleset(
             ensure_truncation_allow(rules, &truncation_dir)
         }
     })
+}
+
+/// The session rules of a run that has no one to answer questions (`--format json`, no
+/// terminal on stdin, `strata tools` unless `--interactive`): `question` is denied, so the tool
+/// is not offered (spec §0.5, §0.7).
+pub fn non_interactive_rules() -> Ruleset {
+    vec![Rule::new("question", "*", Action::Deny)]
 }

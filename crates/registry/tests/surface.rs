@@ -257,6 +257,40 @@ async fn the_lsp_tool_shows_only_behind_its_flag() {
         .await;
 }
 
+#[tokio::test]
+async fn question_is_offered_only_when_someone_can_answer() {
+    TestInstance::builder()
+        .run(|t| async move {
+            // The build agent allows `question`; a run without a terminal adds the deny.
+            let with = ids(&t, &spec(&t, "anthropic/claude-sonnet-4"));
+            assert_eq!(with.first(), Some(&"question"), "{with:?}");
+            let mut lonely = spec(&t, "anthropic/claude-sonnet-4");
+            lonely
+                .ruleset
+                .extend(strata_registry::rules::non_interactive_rules());
+            let without = ids(&t, &lonely);
+            assert!(!without.contains(&"question"), "{without:?}");
+            assert_eq!(without.len(), with.len() - 1);
+            // Any other agent gets the default rules, which deny it.
+            let other = strata_registry::rules::agent_ruleset(
+                "general",
+                &t.get::<strata_services::config::Config>(),
+                &t.get::<strata_services::flags::RuntimeFlags>(),
+                &t.get::<strata_services::skills::Skills>(),
+            )
+            .unwrap();
+            let general = ids(
+                &t,
+                &SurfaceSpec {
+                    ruleset: other,
+                    ..spec(&t, "anthropic/claude-sonnet-4")
+                },
+            );
+            assert!(!general.contains(&"question"), "{general:?}");
+        })
+        .await;
+}
+
 /// A tool that claims an id already taken, for the duplicate check.
 struct AnotherRead;
 

@@ -16,7 +16,9 @@ pub mod lsp;
 pub mod permission;
 pub mod process;
 mod production;
+pub mod question;
 pub mod skills;
+pub mod todo;
 pub mod truncate;
 
 pub use production::production;

@@ -14,7 +14,9 @@ use crate::instance::InstanceInfo;
 use crate::lsp::Lsp;
 use crate::permission::Permission;
 use crate::process::ChildProcessSpawner;
+use crate::question::Question;
 use crate::skills::Skills;
+use crate::todo::Todos;
 use crate::truncate::Truncate;
 
 /// The production graph. The instance tier is built on top of the global context plus an
@@ -39,10 +41,13 @@ pub fn production() -> Graph {
         }))
         .with(HttpClient::node())
         .with(Truncate::node())
+        // Throwaway lists; the agent's graph keeps them in the session database instead.
+        .with(Todos::node())
         // Instance tier: one per project directory.
         .with(InstanceInfo::node())
         .with(Config::node())
         .with(Permission::node())
+        .with(Question::node())
         .with(FileTime::node())
         .with(Lsp::node())
         .with(Formatter::node())

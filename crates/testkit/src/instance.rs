@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use futures::FutureExt;
 use serde_json::Value;
-use strata_graph::{Node, Service, Tier};
+use strata_graph::{Graph, Node, Service, Tier};
 use strata_registry::{Instance, Runtime, ToolRegistry};
 use strata_services::clock::{Clock, TestClock};
 use strata_services::config::Config;
@@ -43,6 +43,7 @@ pub struct TestInstanceBuilder {
     config: Option<Value>,
     clock: Option<SystemTime>,
     flags: Option<FlagsEdit>,
+    graph: Option<Graph>,
 }
 
 impl std::fmt::Debug for TestInstanceBuilder {
@@ -93,6 +94,13 @@ impl TestInstanceBuilder {
         self
     }
 
+    /// Builds from `graph` instead of the registry's production graph, e.g. the agent's, which
+    /// adds the session store (the clock, flags and directories are still replaced).
+    pub fn graph(mut self, graph: Graph) -> Self {
+        self.graph = Some(graph);
+        self
+    }
+
     /// Builds the instance. Panics with the reason when it cannot (this is test code).
     pub async fn build(self) -> TestInstance {
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -132,7 +140,7 @@ impl TestInstanceBuilder {
         if let Some(f) = self.flags {
             f(&mut flags);
         }
-        let mut graph = strata_registry::production();
+        let mut graph = self.graph.unwrap_or_else(strata_registry::production);
         graph
             .replace::<RuntimeFlags>(Node::value(Tier::Global, flags))
             .expect("the production graph has RuntimeFlags");

@@ -15,8 +15,10 @@ pub mod grep;
 pub mod invalid;
 pub mod layers;
 pub mod lsp;
+pub mod question;
 pub mod read;
 pub mod skill;
+pub mod todowrite;
 pub mod webfetch;
 pub mod websearch;
 pub mod write;
@@ -31,6 +33,7 @@ pub use contract::{
 pub fn builtin() -> Vec<ToolDef> {
     vec![
         ToolDef::of::<invalid::Invalid>(),
+        ToolDef::of::<question::QuestionTool>(),
         ToolDef::of::<bash::Bash>(),
         ToolDef::of::<read::Read>(),
         ToolDef::of::<glob::Glob>(),
@@ -38,6 +41,7 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
         ToolDef::of::<webfetch::Webfetch>(),
+        ToolDef::of::<todowrite::TodoWrite>(),
         ToolDef::of::<websearch::Websearch>(),
         ToolDef::of::<skill::SkillTool>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),

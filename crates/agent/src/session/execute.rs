@@ -253,6 +253,7 @@ fn finish(
         Err(e) => {
             let halts = match &e {
                 ToolError::Permission(pe) => pe.is_stop_turn() && !env.continue_on_deny,
+                ToolError::Dismissed(_) => !env.continue_on_deny,
                 other => other.stops_turn(),
             };
             let message = e.to_string();

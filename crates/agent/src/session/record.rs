@@ -2,6 +2,12 @@
 //! transaction with its numbered event, and the committed event is handed to the front-end's
 //! sink right after, so what a front-end shows is what the table holds. What it writes is
 //! typed (`strata-protocol`), so every stored shape has one definition.
+//!
+//! Services may commit events of the session too while a tool runs (the todo list's
+//! `todo.updated`). The sink gets those as well, in order: an event whose seq skips ahead makes
+//! the recorder read the skipped ones from the table and forward them first.
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -19,6 +25,8 @@ pub struct Recorder {
     store: Store,
     session_id: String,
     sink: Option<UnboundedSender<LoopEvent>>,
+    /// The seq of the last event forwarded; `None` before the first.
+    forwarded: Arc<Mutex<Option<i64>>>,
 }
 
 /// The stored form of a protocol value; its types always serialize.
@@ -32,6 +40,7 @@ impl Recorder {
             store,
             session_id: session_id.to_string(),
             sink,
+            forwarded: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -44,10 +53,32 @@ impl Recorder {
     }
 
     fn forward(&self, event: Event) {
-        if let Some(sink) = &self.sink {
-            // A front-end that went away does not stop the run; the table keeps the events.
-            let _ = sink.send(LoopEvent::Stored(event));
+        let Some(sink) = &self.sink else {
+            return;
+        };
+        let mut last = self
+            .forwarded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let after = last.unwrap_or(event.seq - 1);
+        if event.seq <= after {
+            // Already forwarded while catching up on a gap.
+            return;
         }
+        if event.seq > after + 1 {
+            // Committed by someone else meanwhile (e.g. the todo list); a read failure only
+            // costs the front-end those events, which stay in the table.
+            let skipped = self
+                .store
+                .events_since(&self.session_id, after)
+                .unwrap_or_default();
+            for e in skipped.into_iter().filter(|e| e.seq < event.seq) {
+                let _ = sink.send(LoopEvent::Stored(e));
+            }
+        }
+        *last = Some(event.seq);
+        // A front-end that went away does not stop the run; the table keeps the events.
+        let _ = sink.send(LoopEvent::Stored(event));
     }
 
     /// Adds a message (`UserMessage` or `AssistantMessage` data).

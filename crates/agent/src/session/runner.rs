@@ -41,6 +41,9 @@ pub struct RunOptions {
     /// Wait before retry `n` is `n × retry_delay`, or what the server asked for when longer
     /// (at most [`MAX_SERVER_WAIT`]).
     pub retry_delay: Duration,
+    /// Rules of this run, after the agent's (spec §0.5): e.g. a run with no one to answer
+    /// questions denies `question` (see `strata_registry::rules::non_interactive_rules`).
+    pub session_rules: Ruleset,
 }
 
 impl Default for RunOptions {
@@ -50,6 +53,7 @@ impl Default for RunOptions {
             max_steps: 50,
             max_retries: 2,
             retry_delay: Duration::from_millis(500),
+            session_rules: Ruleset::new(),
         }
     }
 }
@@ -112,17 +116,6 @@ impl Runner {
         Ok(self.surface_with(self.ruleset()?))
     }
 
-    /// The agent's rules from the configuration; a run computes them once.
-    fn ruleset(&self) -> Result<Ruleset, RunError> {
-        let s = &self.services;
-        Ok(agent_ruleset(
-            &self.options.agent,
-            &s.config,
-            &s.flags,
-            &s.skills,
-        )?)
-    }
-
     fn surface_with(&self, ruleset: Ruleset) -> Vec<ErasedTool> {
         let s = &self.services;
         let spec = SurfaceSpec {
@@ -133,6 +126,15 @@ impl Runner {
             backends: s.registry.configured_backends(&s.config, &s.flags),
         };
         s.registry.surface(&spec).into_iter().cloned().collect()
+    }
+
+    /// The effective rules of this run: the agent's, then the session's; a run computes them
+    /// once.
+    fn ruleset(&self) -> Result<Ruleset, RunError> {
+        let s = &self.services;
+        let mut rules = agent_ruleset(&self.options.agent, &s.config, &s.flags, &s.skills)?;
+        rules.extend(self.options.session_rules.iter().cloned());
+        Ok(rules)
     }
 
     /// Adds `message` to session `session_id` and runs the loop until it ends. Every change

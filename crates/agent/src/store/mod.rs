@@ -10,12 +10,14 @@
 //! `spawn_blocking`. A [`Store`] is a cheap-to-clone handle around one connection.
 //!
 //! Events written by the store: `session.created` and `session.updated` (`{"session": …}`),
-//! `message.updated` (`{"message": …}`), `message.part.updated` (`{"part": …}`); callers add
-//! their own kinds with [`Store::record_event`].
+//! `message.updated` (`{"message": …}`), `message.part.updated` (`{"part": …}`),
+//! `todo.updated` (`{"sessionID", "todos"}`); callers add their own kinds with
+//! [`Store::record_event`].
 
 mod ids;
 mod read;
 mod schema;
+mod todos;
 mod types;
 mod write;
 

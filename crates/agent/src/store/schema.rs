@@ -58,6 +58,17 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session_id, seq)
     ) WITHOUT ROWID;
     ",
+    // 2: each session's todo list, in order.
+    "
+    CREATE TABLE todos (
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        position   INTEGER NOT NULL,
+        content    TEXT NOT NULL,
+        status     TEXT NOT NULL,
+        priority   TEXT NOT NULL,
+        PRIMARY KEY (session_id, position)
+    ) WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes.

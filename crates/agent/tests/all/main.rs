@@ -10,3 +10,5 @@ mod loop_support;
 mod provider_streams;
 mod store_concurrency;
 mod store_sessions;
+mod store_todos;
+mod todo_question;

@@ -4,7 +4,9 @@
 //! environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, …) and the config's `provider` map. The
 //! session is new, the directory's last one (`--continue`) or a given one (`--session`).
 //! Exit codes: 0 the model finished, 1 the run failed or stopped (a model error, a refused
-//! permission, the step budget), 2 usage errors, 130 cancelled with Ctrl-C.
+//! permission, a dismissed question, the step budget), 2 usage errors, 130 cancelled with
+//! Ctrl-C. Questions are put to the user only on a terminal with the default format; other
+//! runs deny the `question` permission, so the model is not offered the tool.
 
 use std::sync::Arc;
 
@@ -12,13 +14,15 @@ use strata_agent::provider::resolve_provider;
 use strata_agent::session::{
     LoopServices, Model, RunOptions, RunOutcome, RunReport, Runner, SessionTarget, open_session,
 };
+use strata_registry::rules::non_interactive_rules;
 use strata_registry::{Instance, Runtime};
+use strata_services::question::Question;
 use tokio_util::sync::CancellationToken;
 
 use super::instance::project_dir;
 use crate::args::{Format, RunArgs};
-use crate::render::Frontend;
 use crate::render::prompt::AskMode;
+use crate::render::{self, Frontend};
 
 /// Exit code of a run cancelled with Ctrl-C (128 + SIGINT).
 const CANCELLED: u8 = 130;
@@ -96,6 +100,15 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
         }
     };
 
+    let question = match instance.get::<Question>() {
+        Ok(q) => q,
+        Err(e) => {
+            eprintln!("strata: {e}; run `strata debug graph` to see the services");
+            return 1;
+        }
+    };
+    // Questions need a person at a terminal; `--format json` is for programs.
+    let interactive = args.format == Format::Default && render::question::interactive();
     let cancel = CancellationToken::new();
     let (sink, events) = tokio::sync::mpsc::unbounded_channel();
     let frontend = Frontend {
@@ -104,11 +117,20 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
         session_id: session.id.clone(),
         permission: services.permission.clone(),
         asks: services.permission.subscribe(),
+        questions: question.subscribe(),
+        question,
+        interactive,
         cancel: cancel.clone(),
     };
     let frontend = tokio::spawn(frontend.drive(events));
     let options = RunOptions {
         max_steps: args.max_steps,
+        // Without a person to answer, `question` is denied and so not offered.
+        session_rules: if interactive {
+            Vec::new()
+        } else {
+            non_interactive_rules()
+        },
         ..RunOptions::default()
     };
     let model = Model {

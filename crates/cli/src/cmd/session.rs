@@ -9,6 +9,7 @@ use strata_agent::session::{export, prompt::utc_date};
 use strata_agent::store::{Role, Store};
 use strata_protocol::{AssistantMessage, PartData};
 use strata_services::flags::RuntimeFlags;
+use strata_services::todo::Todo;
 
 use crate::args::{Format, SessionCommand};
 
@@ -86,6 +87,14 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
         session.directory.display(),
         when(session.updated_ms)
     );
+    let todos = store.todos(id).map_err(|e| e.to_string())?;
+    if !todos.is_empty() {
+        println!("Todo list:");
+        for t in &todos {
+            println!("{}", todo_line(t));
+        }
+        println!();
+    }
     for (message, parts) in store.messages(id).map_err(|e| e.to_string())? {
         let who = match message.role {
             Role::User => "user",
@@ -122,6 +131,19 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `  [x] Run the tests (high)`: a box for the status (`x` completed, `>` in progress, `-`
+/// cancelled, blank pending), the item, its priority; an unknown status is spelled out.
+fn todo_line(t: &Todo) -> String {
+    let mark = match t.status.as_str() {
+        "completed" => "[x]".to_string(),
+        "in_progress" => "[>]".to_string(),
+        "cancelled" => "[-]".to_string(),
+        "pending" => "[ ]".to_string(),
+        other => format!("[{other}]"),
+    };
+    format!("  {mark} {} ({})", t.content, t.priority)
+}
+
 /// `YYYY-MM-DD HH:MM` (UTC) for milliseconds since the epoch.
 fn when(ms: i64) -> String {
     let minutes = ms.div_euclid(60_000).rem_euclid(24 * 60);
@@ -131,6 +153,16 @@ fn when(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn todo_lines_show_the_status_as_a_box() {
+        let line = |status| todo_line(&Todo::new("Run the tests", status, "high"));
+        assert_eq!(line("completed"), "  [x] Run the tests (high)");
+        assert_eq!(line("in_progress"), "  [>] Run the tests (high)");
+        assert_eq!(line("pending"), "  [ ] Run the tests (high)");
+        assert_eq!(line("cancelled"), "  [-] Run the tests (high)");
+        assert_eq!(line("blocked"), "  [blocked] Run the tests (high)");
+    }
 
     #[test]
     fn when_formats_utc() {

@@ -9,12 +9,13 @@ use strata_services::config::Config;
 use strata_services::file_time::FileTime;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::Permission;
+use strata_services::question::Question;
 use strata_services::skills::Skills;
 use strata_tools::ToolCx;
 
 use super::instance;
 use crate::args::{Format, ToolArgs};
-use crate::ask::{AskMode, spawn_responder};
+use crate::ask::{AskMode, spawn_question_responder, spawn_responder};
 
 pub(super) async fn tool(args: ToolArgs) -> u8 {
     if serde_json::from_str::<serde_json::Value>(&args.args).is_err() {
@@ -48,9 +49,11 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
         inst.get::<Permission>(),
         inst.get::<Config>(),
         inst.get::<RuntimeFlags>(),
+        inst.get::<Question>(),
         inst.get::<Skills>(),
     );
-    let (Ok(registry), Ok(permission), Ok(config), Ok(flags), Ok(skills)) = services else {
+    let (Ok(registry), Ok(permission), Ok(config), Ok(flags), Ok(question), Ok(skills)) = services
+    else {
         eprintln!("strata: the instance is missing a core service; run `strata debug graph`");
         return 1;
     };
@@ -70,6 +73,7 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
         }
     };
     let responder = spawn_responder(permission.clone(), AskMode::from_flags(args.yes));
+    let answerer = spawn_question_responder(question);
     let session = format!("ses_cli_{}", std::process::id());
     let cx = ToolCx::builder(session)
         .agent("build")
@@ -77,6 +81,7 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
         .build();
     let result = tool.call(args.args.clone(), cx).await;
     responder.abort();
+    answerer.abort();
     match (result, args.format) {
         (Ok(r), Format::Json) => {
             println!("{}", json!(r));

@@ -1,7 +1,8 @@
-//! `strata tools`: the tool surface a model sees, with each tool's schema.
+//! `strata tools`: the tool surface a model sees, with each tool's schema. By default the
+//! surface of a run without a terminal (no `question`); `--interactive` shows a terminal run's.
 
 use serde_json::json;
-use strata_registry::rules::agent_ruleset;
+use strata_registry::rules::{agent_ruleset, non_interactive_rules};
 use strata_registry::{SurfaceSpec, ToolRegistry};
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
@@ -11,14 +12,14 @@ use super::instance;
 use crate::args::{Format, ToolsArgs};
 
 pub(super) async fn tools(args: ToolsArgs) -> u8 {
-    let (runtime, inst) = match instance::open(args.dir).await {
+    let (runtime, inst) = match instance::open(args.dir.clone()).await {
         Ok(x) => x,
         Err(e) => {
             eprintln!("strata: {e}");
             return 1;
         }
     };
-    let code = match list(&inst, &args.model, args.format) {
+    let code = match list(&inst, &args) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("strata: {e}");
@@ -29,12 +30,17 @@ pub(super) async fn tools(args: ToolsArgs) -> u8 {
     code
 }
 
-fn list(inst: &strata_registry::Instance, model: &str, format: Format) -> Result<(), String> {
+fn list(inst: &strata_registry::Instance, args: &ToolsArgs) -> Result<(), String> {
+    let (model, format) = (args.model.as_str(), args.format);
     let registry = inst.get::<ToolRegistry>().map_err(|e| e.to_string())?;
     let config = inst.get::<Config>().map_err(|e| e.to_string())?;
     let flags = inst.get::<RuntimeFlags>().map_err(|e| e.to_string())?;
     let skills = inst.get::<Skills>().map_err(|e| e.to_string())?;
-    let ruleset = agent_ruleset("build", &config, &flags, &skills).map_err(|e| e.to_string())?;
+    let mut ruleset =
+        agent_ruleset("build", &config, &flags, &skills).map_err(|e| e.to_string())?;
+    if !args.interactive {
+        ruleset.extend(non_interactive_rules());
+    }
     let spec = SurfaceSpec {
         model: model.to_string(),
         plan_mode: false,

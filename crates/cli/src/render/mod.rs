@@ -1,14 +1,17 @@
 //! The `strata run` front-end: renders the loop's events (default or `--format json`) and
-//! answers the run's permission asks, on one task so a prompt never interleaves with output.
+//! answers the run's permission asks and questions, on one task so a prompt never interleaves
+//! with output.
 
 pub(crate) mod json;
 pub(crate) mod prompt;
+pub(crate) mod question;
 pub(crate) mod text;
 
 use std::io::Write;
 
 use strata_agent::events::LoopEvent;
 use strata_services::permission::{Permission, PermissionEvent, Request};
+use strata_services::question::{Question, QuestionEvent, QuestionRequest};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -30,6 +33,11 @@ pub(crate) struct Frontend {
     pub session_id: String,
     pub permission: Permission,
     pub asks: broadcast::Receiver<PermissionEvent>,
+    pub question: Question,
+    pub questions: broadcast::Receiver<QuestionEvent>,
+    /// A person answers questions on the terminal; otherwise a question is dismissed (the run
+    /// denies the `question` permission then, so the model should not ask any).
+    pub interactive: bool,
     /// Fires on Ctrl-C: a prompt still waiting is abandoned.
     pub cancel: CancellationToken,
 }
@@ -42,6 +50,7 @@ impl Frontend {
             Format::Json => Renderer::Json(JsonRenderer::new()),
         };
         let mut asks_open = true;
+        let mut questions_open = true;
         loop {
             tokio::select! {
                 event = events.recv() => match event {
@@ -54,6 +63,13 @@ impl Frontend {
                     }
                     Ok(_) | Err(RecvError::Lagged(_)) => {}
                     Err(RecvError::Closed) => asks_open = false,
+                },
+                asked = self.questions.recv(), if questions_open => match asked {
+                    Ok(QuestionEvent::Asked(req)) if req.session_id == self.session_id => {
+                        self.answer_question(&mut renderer, &req).await;
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => questions_open = false,
                 },
             }
         }
@@ -76,6 +92,37 @@ impl Frontend {
         };
         // The ask may be gone already (cancelled or answered with another request).
         let _ = self.permission.reply(&req.id, reply);
+    }
+}
+
+impl Frontend {
+    async fn answer_question(&self, renderer: &mut Renderer, req: &QuestionRequest) {
+        if !self.interactive {
+            eprintln!("{}", question::refusal(req));
+            let _ = self.question.reject(&req.id);
+            return;
+        }
+        if let Renderer::Text(text) = renderer {
+            text.pause();
+        }
+        let answers = tokio::select! {
+            answers = question::ask_on_terminal(req) => Some(answers.unwrap_or(None)),
+            // Cancelled mid-prompt: the loop already withdrew the question.
+            () = self.cancel.cancelled() => None,
+        };
+        if let Renderer::Text(text) = renderer {
+            text.resume();
+        }
+        // The question may be gone already (its call was cancelled).
+        match answers {
+            Some(Some(answers)) => {
+                let _ = self.question.reply(&req.id, answers);
+            }
+            Some(None) => {
+                let _ = self.question.reject(&req.id);
+            }
+            None => {}
+        }
     }
 }
 

@@ -19,6 +19,10 @@ pub enum ToolError {
     /// A rule denied the call or the user rejected it; the loop stops after this step.
     #[error("{0}")]
     Permission(#[from] PermissionError),
+    /// The user dismissed a question instead of answering; like a rejected permission, the
+    /// loop stops after this step.
+    #[error("{0}")]
+    Dismissed(String),
     /// The turn cannot go on (a service broke underneath the tool).
     #[error("{0}")]
     Fatal(String),
@@ -40,7 +44,10 @@ impl ToolError {
     pub fn stops_turn(&self) -> bool {
         matches!(
             self,
-            ToolError::Permission(_) | ToolError::Fatal(_) | ToolError::Cancelled
+            ToolError::Permission(_)
+                | ToolError::Dismissed(_)
+                | ToolError::Fatal(_)
+                | ToolError::Cancelled
         )
     }
 }
