@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use strata_graph::{BoxError, Context, Graph, Missing, Node, Part, Scope, Service, Tier};
 use strata_services::config::ConfigData;
+use strata_services::flags::RuntimeFlags;
 use strata_tools::{ErasedTool, ToolDef};
 
 use crate::surface::{SurfaceSpec, configured_backends, surface};
@@ -80,9 +81,14 @@ impl ToolRegistry {
         surface(&self.tools, spec)
     }
 
-    /// The backends these tools need that `config` configures (for [`SurfaceSpec::backends`]).
-    pub fn configured_backends(&self, config: &ConfigData) -> Vec<&'static str> {
-        configured_backends(&self.tools, config)
+    /// The backends these tools need that `config` or the environment (`flags`) configures
+    /// (for [`SurfaceSpec::backends`]).
+    pub fn configured_backends(
+        &self,
+        config: &ConfigData,
+        flags: &RuntimeFlags,
+    ) -> Vec<&'static str> {
+        configured_backends(&self.tools, config, flags)
     }
 }
 

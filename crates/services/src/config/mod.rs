@@ -7,6 +7,7 @@
 //! Each file is checked on its own, so an error names the file at fault.
 
 mod parse;
+pub mod websearch;
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 
 use crate::flags::RuntimeFlags;
 use crate::instance::InstanceInfo;
+pub use websearch::{SearchBackend, WebsearchConfig};
 
 /// The name of a config file, in the user config dir and the project.
 pub const FILE_NAME: &str = "strata.json";
@@ -70,6 +72,8 @@ pub struct ConfigData {
     /// Provider settings, uninterpreted (base URLs, keys, options).
     pub provider: Map<String, Value>,
     pub experimental: Experimental,
+    /// The `websearch` section: the search endpoint, its key, whether the tool is shown.
+    pub websearch: WebsearchConfig,
     pub skills: SkillsConfig,
     /// The whole merged document.
     pub raw: Value,
@@ -85,6 +89,7 @@ impl Default for ConfigData {
             tools: ToolsConfig::default(),
             provider: Map::new(),
             experimental: Experimental::default(),
+            websearch: WebsearchConfig::default(),
             skills: SkillsConfig::default(),
             raw: Value::Object(Map::new()),
         }
