@@ -6,6 +6,7 @@ use strata_graph::{
     BoxError, Context, Graph, Missing, Node, Part, Requirement, Scope, Service, Tier,
 };
 use strata_services::config::{Config, ConfigData};
+use strata_services::flags::RuntimeFlags;
 use strata_services::mcp::Mcp;
 use strata_services::truncate::Truncate;
 use strata_tools::{ErasedTool, ToolDef};
@@ -103,9 +104,14 @@ impl ToolRegistry {
         surface(&self.all(), spec).into_iter().cloned().collect()
     }
 
-    /// The backends these tools need that `config` configures (for [`SurfaceSpec::backends`]).
-    pub fn configured_backends(&self, config: &ConfigData) -> Vec<&'static str> {
-        configured_backends(&self.tools, config)
+    /// The backends these tools need that `config` or the environment (`flags`) configures
+    /// (for [`SurfaceSpec::backends`]).
+    pub fn configured_backends(
+        &self,
+        config: &ConfigData,
+        flags: &RuntimeFlags,
+    ) -> Vec<&'static str> {
+        configured_backends(&self.tools, config, flags)
     }
 }
 

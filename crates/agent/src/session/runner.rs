@@ -123,7 +123,7 @@ impl Runner {
             plan_mode: false,
             ruleset,
             flags: s.flags.enabled(),
-            backends: s.registry.configured_backends(&s.config),
+            backends: s.registry.configured_backends(&s.config, &s.flags),
         };
         s.registry.surface(&spec)
     }

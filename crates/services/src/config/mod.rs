@@ -8,6 +8,7 @@
 
 mod mcp;
 mod parse;
+pub mod websearch;
 
 pub use mcp::{DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, McpServer, McpTransport};
 
@@ -20,6 +21,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 
 use crate::flags::RuntimeFlags;
 use crate::instance::InstanceInfo;
+pub use websearch::{SearchBackend, WebsearchConfig};
 
 /// The name of a config file, in the user config dir and the project.
 pub const FILE_NAME: &str = "strata.json";
@@ -77,6 +79,8 @@ pub struct ConfigData {
     pub mcp: Vec<McpServer>,
     /// Servers whose tools' `readOnlyHint` is believed (`mcp_trust`).
     pub mcp_trust: Vec<String>,
+    /// The `websearch` section: the search endpoint, its key, whether the tool is shown.
+    pub websearch: WebsearchConfig,
     pub skills: SkillsConfig,
     /// The whole merged document.
     pub raw: Value,
@@ -94,6 +98,7 @@ impl Default for ConfigData {
             experimental: Experimental::default(),
             mcp: Vec::new(),
             mcp_trust: Vec::new(),
+            websearch: WebsearchConfig::default(),
             skills: SkillsConfig::default(),
             raw: Value::Object(Map::new()),
         }

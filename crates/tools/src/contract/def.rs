@@ -95,8 +95,8 @@ impl ToolDef {
 }
 
 fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
-    let deps = T::Deps::resolve(cx).map_err(|m| m.for_consumer(T::ID))?;
-    let (truncate, config) = LayerDeps::resolve(cx).map_err(|m| m.for_consumer(T::ID))?;
+    let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
+    let (truncate, config) = LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
     let tool = Arc::new(T::init(deps));
     let description = tool.description();
     let limits = &config.data().tool_output;
