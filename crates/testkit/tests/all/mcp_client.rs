@@ -2,8 +2,6 @@
 //! process (`strata-mcp-fixture`) and over streamable HTTP on 127.0.0.1, and the reference
 //! `server-everything` from npm when it is installed.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::time::Duration;
 
 use serde_json::{Value, json};
