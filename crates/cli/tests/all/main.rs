@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli_basics;
+mod cli_mcp;
 mod cli_tool;
 mod cli_tool_writes;
 mod cli_tools;

@@ -4,12 +4,13 @@ use serde_json::{Map, Value};
 
 use super::{
     ConfigData, ConfigError, Experimental, SkillsConfig, ToolOutput, ToolsConfig, WebsearchConfig,
+    mcp,
 };
 
 /// A field of the wrong type; the caller adds the file name.
 #[derive(Debug)]
 pub(super) struct FieldError {
-    field: String,
+    pub(super) field: String,
     expected: &'static str,
     found: String,
 }
@@ -27,7 +28,7 @@ impl FieldError {
 
 const ACTIONS: &str = "\"allow\", \"ask\" or \"deny\"";
 
-fn wrong(field: &str, expected: &'static str, value: &Value) -> FieldError {
+pub(super) fn wrong(field: &str, expected: &'static str, value: &Value) -> FieldError {
     FieldError {
         field: field.to_string(),
         expected,
@@ -58,7 +59,7 @@ fn describe(value: &Value) -> String {
 }
 
 /// Looks up `key` in `obj`; JSON `null` counts as absent.
-fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+pub(super) fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     obj.get(key).filter(|v| !v.is_null())
 }
 
@@ -70,7 +71,11 @@ fn string(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<Str
     }
 }
 
-fn boolean(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<bool>, FieldError> {
+pub(super) fn boolean(
+    obj: &Map<String, Value>,
+    key: &str,
+    field: &str,
+) -> Result<Option<bool>, FieldError> {
     match get(obj, key) {
         None => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -90,7 +95,7 @@ fn positive(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<u
     }
 }
 
-fn object<'a>(
+pub(super) fn object<'a>(
     obj: &'a Map<String, Value>,
     key: &str,
     field: &str,
@@ -210,6 +215,8 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
             )?
             .unwrap_or(false),
         },
+        mcp: mcp::servers(root)?,
+        mcp_trust: mcp::trust(root)?,
         websearch: websearch(root)?,
         skills: SkillsConfig {
             paths: skill_paths(root)?,
