@@ -1,14 +1,16 @@
 //! `webfetch` and `websearch` through the built binary: `strata tool webfetch` and
 //! `strata run` against a loopback web server, and `strata tools` listing `websearch` only when
-//! a search backend is configured.
+//! a search backend is configured; `strata run` searching a loopback Exa-compatible endpoint,
+//! and a `websearch` call without a backend answered as an unknown tool.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
 use crate::common::Project;
 use crate::e2e_run_support::*;
 use axum::Router;
 use axum::http::header;
-use axum::routing::get;
+use axum::routing::{get, post};
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 use strata_testkit::FixtureServer;
 use strata_testkit::model_server::{ModelServer, Turn};
 
@@ -144,4 +146,160 @@ fn a_bad_websearch_config_is_refused_naming_the_key() {
     let run = p.strata(&["tools", "--model", "openai/gpt-5"]);
     run.expect_code(1);
     assert!(run.stderr.contains("websearch.url"), "{}", run.stderr);
+}
+
+/// What the search endpoint answers: Exa's result text, as one JSON-RPC event-stream message.
+const SEARCH_RESULTS: &str =
+    "Title: Strata\nURL: https://example.com/strata\nText: A coding agent.";
+
+/// An Exa-compatible MCP endpoint on 127.0.0.1 at `/mcp`, answering every call with
+/// `SEARCH_RESULTS` in the SSE `data:` form; returns the JSON-RPC bodies it received.
+fn search_endpoint() -> (
+    tokio::runtime::Runtime,
+    FixtureServer,
+    Arc<Mutex<Vec<Value>>>,
+) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let app = Router::new().route(
+        "/mcp",
+        post(move |axum::Json(body): axum::Json<Value>| {
+            let log = log.clone();
+            async move {
+                log.lock().unwrap().push(body);
+                let reply = json!({"jsonrpc": "2.0", "id": 1,
+                    "result": {"content": [{"type": "text", "text": SEARCH_RESULTS}]}});
+                (
+                    [(header::CONTENT_TYPE, "text/event-stream")],
+                    format!("event: message\ndata: {reply}\n\n"),
+                )
+            }
+        }),
+    );
+    let server = runtime.block_on(FixtureServer::start(app)).unwrap();
+    (runtime, server, seen)
+}
+
+/// The ids of the tools offered to the model in one recorded request.
+fn offered(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().or(t["name"].as_str()))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn strata_run_searches_the_web_for_the_model() {
+    let (_rt, endpoint, seen) = search_endpoint();
+    let p = Project::new();
+    let server = ModelServer::start(vec![
+        Turn::tool_call(
+            "c1",
+            "websearch",
+            &json!({"query": "strata coding agent"}).to_string(),
+        ),
+        Turn::text("Strata is a coding agent."),
+    ]);
+    let mut cmd = command(
+        &p,
+        &server,
+        &[
+            "run",
+            "--model",
+            MODEL,
+            "--format",
+            "json",
+            "what is strata?",
+        ],
+    );
+    cmd.env("STRATA_WEBSEARCH_URL", endpoint.url("/mcp"));
+    let run = finish(cmd.spawn().unwrap());
+    run.expect_code(0);
+    let events = json_lines(&run);
+    let tool = events
+        .iter()
+        .find(|e| e["type"] == "tool_use")
+        .expect("a tool_use event");
+    let state = &tool["part"]["state"];
+    assert_eq!(tool["part"]["tool"], "websearch");
+    assert_eq!(state["status"], "completed", "{state}");
+    assert_eq!(state["title"], "Exa web search: strata coding agent");
+    assert_eq!(state["output"], SEARCH_RESULTS);
+    assert_eq!(state["metadata"]["provider"], "exa");
+
+    // The endpoint got one `tools/call` of `web_search_exa` carrying the model's query.
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["method"], "tools/call");
+    assert_eq!(seen[0]["params"]["name"], "web_search_exa");
+    assert_eq!(
+        seen[0]["params"]["arguments"]["query"],
+        "strata coding agent"
+    );
+
+    // The tool was offered, and the model got the results as the answer to its call.
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(
+        offered(&requests[0]).iter().any(|t| t == "websearch"),
+        "{:?}",
+        offered(&requests[0])
+    );
+    let results = server.sent()[1].results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(
+        results[0].1.contains("Text: A coding agent."),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn without_a_backend_a_websearch_call_goes_to_invalid() {
+    let p = Project::new();
+    let server = ModelServer::start(vec![
+        Turn::tool_call("c1", "websearch", &json!({"query": "strata"}).to_string()),
+        Turn::text("I cannot search."),
+    ]);
+    let run = run(&p, &server, &["--format", "json", "search for strata"]);
+    run.expect_code(0);
+    let events = json_lines(&run);
+    let tool = events
+        .iter()
+        .find(|e| e["type"] == "tool_use")
+        .expect("a tool_use event");
+    let state = &tool["part"]["state"];
+    // Not on the surface, so the call is answered by `invalid`, which names the asked tool.
+    assert_eq!(tool["part"]["tool"], "invalid", "{tool}");
+    assert_eq!(state["status"], "completed", "{state}");
+    assert_eq!(state["input"]["tool"], "websearch", "{state}");
+    let output = state["output"].as_str().unwrap();
+    assert!(output.contains("`websearch`"), "{output}");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let tools = offered(&requests[0]);
+    assert!(!tools.is_empty(), "tools were offered");
+    assert!(!tools.iter().any(|t| t == "websearch"), "{tools:?}");
+    // The model is told the tool does not exist, and which tools do.
+    let results = server.sent()[1].results();
+    assert_eq!(results.len(), 1, "{results:?}");
+    let answer = &results[0].1;
+    assert!(answer.contains("websearch"), "{answer}");
+    for id in &tools {
+        assert!(
+            answer.contains(id.as_str()),
+            "the answer lists `{id}`: {answer}"
+        );
+    }
 }
