@@ -30,6 +30,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: SessionCommand,
     },
+    /// MCP servers Strata uses as a client.
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
     /// Look inside Strata.
     Debug {
         #[command(subcommand)]
@@ -123,6 +128,17 @@ pub(crate) enum SessionCommand {
     Show { id: String },
     /// A session as JSON.
     Export { id: String },
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum McpCommand {
+    /// Each configured server, its status and its tool count.
+    List {
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -28,19 +28,25 @@ pub struct Context {
 #[error(
     "service `{key}` ({type_name}) is not in the context{}. Perhaps you forgot to add its node \
      to the graph, or to build this tier on top of the context that provides it?",
-    consumer.map(|c| format!(", but `{c}` needs it")).unwrap_or_default()
+    consumer.as_ref().map(|c| format!(", but {c} needs it")).unwrap_or_default()
 )]
 pub struct Missing {
     pub key: &'static str,
     pub type_name: &'static str,
-    /// The service or tool that asked, when known.
-    pub consumer: Option<&'static str>,
+    /// Who asked, as the message names it (a service "`Key`", a tool "tool `id`"), when known.
+    pub consumer: Option<String>,
 }
 
 impl Missing {
-    /// The same error, naming who asked for the service.
-    pub fn for_consumer(mut self, consumer: &'static str) -> Self {
-        self.consumer = Some(consumer);
+    /// The same error, naming the service that asked for it.
+    pub fn for_consumer(mut self, consumer: &str) -> Self {
+        self.consumer = Some(format!("`{consumer}`"));
+        self
+    }
+
+    /// The same error, naming the tool that asked for it.
+    pub fn for_tool(mut self, tool: &str) -> Self {
+        self.consumer = Some(format!("tool `{tool}`"));
         self
     }
 }
@@ -169,6 +175,12 @@ mod tests {
         let msg = err.for_consumer("Truncate").to_string();
         assert!(msg.contains("`Count`"), "{msg}");
         assert!(msg.contains("`Truncate` needs it"), "{msg}");
+        let msg = Context::new()
+            .get::<Count>()
+            .unwrap_err()
+            .for_tool("write")
+            .to_string();
+        assert!(msg.contains(", but tool `write` needs it."), "{msg}");
         assert!(msg.contains("forgot to add its node"), "{msg}");
     }
 

@@ -4,8 +4,10 @@
 //!   requirements are every tool's, so graph validation checks the tools are complete.
 //! - [`surface`]: the advertised tools for a model, from each tool's declared visibility,
 //!   effects and permission key (patch models, flags, backends, plan mode, hidden tools).
+//! - [`mcp`]: the tools of the configured MCP servers, adapted to the tool contract.
 //! - [`Runtime`] / [`Instance`]: the global tier once, an instance per directory.
 
+pub mod mcp;
 mod registry;
 pub mod rules;
 mod runtime;

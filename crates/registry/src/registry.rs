@@ -2,16 +2,24 @@
 
 use std::sync::Arc;
 
-use strata_graph::{BoxError, Context, Graph, Missing, Node, Part, Scope, Service, Tier};
-use strata_services::config::ConfigData;
+use strata_graph::{
+    BoxError, Context, Graph, Missing, Node, Part, Requirement, Scope, Service, Tier,
+};
+use strata_services::config::{Config, ConfigData};
+use strata_services::flags::RuntimeFlags;
+use strata_services::mcp::Mcp;
+use strata_services::truncate::Truncate;
 use strata_tools::{ErasedTool, ToolDef};
 
+use crate::mcp::McpTools;
 use crate::surface::{SurfaceSpec, configured_backends, surface};
 
-/// The instance's tools behind their wrappers, in registration order.
+/// The instance's tools behind their wrappers: the built-in tools in registration order, then
+/// the tools of the connected MCP servers as they are now (they change on `list_changed`).
 #[derive(Debug, Clone)]
 pub struct ToolRegistry {
     tools: Arc<Vec<ErasedTool>>,
+    mcp: Option<McpTools>,
 }
 
 impl Service for ToolRegistry {
@@ -45,6 +53,7 @@ impl ToolRegistry {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ToolRegistry {
             tools: Arc::new(tools),
+            mcp: mcp_tools(cx),
         })
     }
 
@@ -52,10 +61,16 @@ impl ToolRegistry {
     /// (and their wrapper's): the graph validation is the completeness check for tools, and
     /// it names the tool that needs a missing service.
     pub fn node(defs: Vec<ToolDef>) -> Node {
-        let parts = defs
+        let mut parts: Vec<Part> = defs
             .iter()
             .map(|d| Part::new("tool", d.id, d.requires()))
             .collect();
+        let mcp = vec![
+            Requirement::of::<Mcp>(),
+            Requirement::of::<Truncate>(),
+            Requirement::of::<Config>(),
+        ];
+        parts.push(Part::new("tools of", "MCP servers", mcp));
         let defs = Arc::new(defs);
         Node::with_parts(Tier::Instance, parts, move |cx: Context, _s: Scope| {
             let defs = defs.clone();
@@ -63,27 +78,52 @@ impl ToolRegistry {
         })
     }
 
-    pub fn all(&self) -> &[ErasedTool] {
-        &self.tools
+    /// Every tool: the built-in ones, then the MCP tools of the moment.
+    pub fn all(&self) -> Vec<ErasedTool> {
+        let mut all: Vec<ErasedTool> = self.tools.to_vec();
+        if let Some(mcp) = &self.mcp {
+            let taken: Vec<&str> = self.tools.iter().map(|t| t.id).collect();
+            all.extend(mcp.wrapped(&taken));
+        }
+        all
     }
 
-    pub fn get(&self, id: &str) -> Option<&ErasedTool> {
-        self.tools.iter().find(|t| t.id == id)
+    pub fn get(&self, id: &str) -> Option<ErasedTool> {
+        match self.tools.iter().find(|t| t.id == id) {
+            Some(t) => Some(t.clone()),
+            None => self.all().into_iter().find(|t| t.id == id),
+        }
     }
 
     pub fn ids(&self) -> Vec<&'static str> {
-        self.tools.iter().map(|t| t.id).collect()
+        self.all().iter().map(|t| t.id).collect()
     }
 
     /// The tools advertised to a model (spec §0.7).
-    pub fn surface(&self, spec: &SurfaceSpec) -> Vec<&ErasedTool> {
-        surface(&self.tools, spec)
+    pub fn surface(&self, spec: &SurfaceSpec) -> Vec<ErasedTool> {
+        surface(&self.all(), spec).into_iter().cloned().collect()
     }
 
-    /// The backends these tools need that `config` configures (for [`SurfaceSpec::backends`]).
-    pub fn configured_backends(&self, config: &ConfigData) -> Vec<&'static str> {
-        configured_backends(&self.tools, config)
+    /// The backends these tools need that `config` or the environment (`flags`) configures
+    /// (for [`SurfaceSpec::backends`]).
+    pub fn configured_backends(
+        &self,
+        config: &ConfigData,
+        flags: &RuntimeFlags,
+    ) -> Vec<&'static str> {
+        configured_backends(&self.tools, config, flags)
     }
+}
+
+/// The MCP side of the registry, when the context has the Mcp service (the production graph
+/// does; a bare context built for a registry test may not).
+fn mcp_tools(cx: &Context) -> Option<McpTools> {
+    let (mcp, truncate, config) = (cx.get::<Mcp>(), cx.get::<Truncate>(), cx.get::<Config>());
+    Some(McpTools {
+        mcp: mcp.ok()?,
+        truncate: truncate.ok()?,
+        limits: config.ok()?.data().tool_output.clone(),
+    })
 }
 
 /// Refuses a second definition of an id, naming both definitions.

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 use strata_services::config::ConfigData;
-use strata_services::flags::Flag;
+use strata_services::flags::{Flag, RuntimeFlags};
 use strata_services::permission::{Ruleset, hidden_tools};
 use strata_tools::{ErasedTool, Visibility};
 
@@ -59,13 +59,18 @@ fn shown(visibility: Visibility, patch: bool, spec: &SurfaceSpec) -> bool {
     }
 }
 
-/// The backends that `tools` need and `config` configures, each once.
-pub fn configured_backends(tools: &[ErasedTool], config: &ConfigData) -> Vec<&'static str> {
+/// The backends that `tools` need and `config` (or the environment, through `flags`)
+/// configures, each once.
+pub fn configured_backends(
+    tools: &[ErasedTool],
+    config: &ConfigData,
+    flags: &RuntimeFlags,
+) -> Vec<&'static str> {
     let mut out = Vec::new();
     for t in tools {
         if let Visibility::Backend(name) = t.visibility
             && !out.contains(&name)
-            && backend_configured(config, name)
+            && backend_configured(config, flags, name)
         {
             out.push(name);
         }
@@ -73,9 +78,14 @@ pub fn configured_backends(tools: &[ErasedTool], config: &ConfigData) -> Vec<&'s
     out
 }
 
-/// Whether config configures backend `name` (spec §9, for `websearch`): its `name` block sets
-/// `enabled`, or else gives a non-empty `url` or `apiKey`. An explicit `enabled: false` wins.
-pub fn backend_configured(config: &ConfigData, name: &str) -> bool {
+/// Whether backend `name` is configured. `websearch` (spec §9) has its own typed section and
+/// environment variables (`WebsearchConfig::is_configured`). Any other backend: its `name`
+/// block sets `enabled`, or else gives a non-empty `url` or `apiKey`; an explicit
+/// `enabled: false` wins.
+pub fn backend_configured(config: &ConfigData, flags: &RuntimeFlags, name: &str) -> bool {
+    if name == "websearch" {
+        return config.websearch.is_configured(flags);
+    }
     let Some(block) = config.raw.get(name).and_then(Value::as_object) else {
         return false;
     };
@@ -108,14 +118,14 @@ mod tests {
 
     #[test]
     fn a_backend_is_configured_by_enabled_or_an_endpoint_or_key() {
-        let configured = |v: serde_json::Value| {
+        let none = RuntimeFlags::for_dirs("/d", "/c");
+        let configured_as = |name: &str, v: serde_json::Value, flags: &RuntimeFlags| {
             let config = Config::from_value(v).unwrap();
-            backend_configured(&config, "websearch")
+            backend_configured(&config, flags, name)
         };
+        let configured = |v: serde_json::Value| configured_as("websearch", v, &none);
         assert!(!configured(json!({})));
         assert!(!configured(json!({"websearch": {}})));
-        assert!(!configured(json!({"websearch": "on"})));
-        assert!(!configured(json!({"websearch": {"url": "  "}})));
         assert!(!configured(json!({"other": {"enabled": true}})));
         assert!(configured(json!({"websearch": {"enabled": true}})));
         assert!(configured(
@@ -125,6 +135,25 @@ mod tests {
         assert!(!configured(
             json!({"websearch": {"enabled": false, "apiKey": "k"}})
         ));
+        // `websearch` values of the wrong kind are config errors naming the key.
+        for bad in [
+            json!({"websearch": "on"}),
+            json!({"websearch": {"url": "  "}}),
+        ] {
+            let err = Config::from_value(bad).unwrap_err().to_string();
+            assert!(err.contains("`websearch"), "{err}");
+        }
+        // The environment configures `websearch` too.
+        let mut env = RuntimeFlags::for_dirs("/d", "/c");
+        env.exa_api_key = Some("k".into());
+        assert!(configured_as("websearch", json!({}), &env));
+        // Another backend is read from its own block.
+        let other = |v: serde_json::Value| configured_as("other", v, &none);
+        assert!(other(json!({"other": {"enabled": true}})));
+        assert!(other(json!({"other": {"url": "http://127.0.0.1:9"}})));
+        assert!(!other(json!({"other": "on"})));
+        assert!(!other(json!({"other": {"url": "  "}})));
+        assert!(!other(json!({"other": {"enabled": false, "apiKey": "k"}})));
     }
 
     #[test]

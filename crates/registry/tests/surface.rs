@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use strata_registry::{SurfaceSpec, ToolRegistry, is_patch_model};
-use strata_services::flags::Flag;
+use strata_services::flags::{Flag, RuntimeFlags};
 use strata_services::permission::{Action, Rule, hidden_tools};
 use strata_testkit::TestInstance;
 use strata_tools::{Effects, Tool, ToolCx, ToolDef, ToolError, ToolResult, Visibility};
@@ -384,7 +384,7 @@ async fn with_backend_tool(config: serde_json::Value) -> Vec<&'static str> {
     let registry = ToolRegistry::from_context(t.context(), &defs).unwrap_or_else(|e| panic!("{e}"));
     let config = t.get::<strata_services::config::Config>();
     let s = SurfaceSpec {
-        backends: registry.configured_backends(&config),
+        backends: registry.configured_backends(&config, &t.get::<RuntimeFlags>()),
         ..spec(&t, "anthropic/claude-sonnet-4")
     };
     let shown = registry.surface(&s).iter().map(|x| x.id).collect();

@@ -20,6 +20,10 @@ pub struct RuntimeFlags {
     pub bash_default_timeout_ms: Option<u64>,
     /// Shows the experimental `lsp` tool.
     pub experimental_lsp_tool: bool,
+    /// `STRATA_WEBSEARCH_URL`: the web search endpoint when the config names none.
+    pub websearch_url: Option<String>,
+    /// `EXA_API_KEY`: the web search key when the config gives none.
+    pub exa_api_key: Option<String>,
 }
 
 /// A switch from the environment that a tool can be shown behind.
@@ -77,6 +81,8 @@ impl RuntimeFlags {
                 .filter(|ms| *ms > 0),
             experimental_lsp_tool: var("STRATA_EXPERIMENTAL_LSP_TOOL")
                 .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true")),
+            websearch_url: var("STRATA_WEBSEARCH_URL").map(|v| v.trim().to_string()),
+            exa_api_key: var("EXA_API_KEY").map(|v| v.trim().to_string()),
         }
     }
 
@@ -92,6 +98,8 @@ impl RuntimeFlags {
             home_dir,
             bash_default_timeout_ms: None,
             experimental_lsp_tool: false,
+            websearch_url: None,
+            exa_api_key: None,
         }
     }
 
@@ -132,6 +140,7 @@ mod tests {
         assert_eq!(f.home_dir, PathBuf::from("/home/u"));
         assert_eq!(f.bash_default_timeout_ms, None);
         assert!(!f.experimental_lsp_tool);
+        assert_eq!((&f.websearch_url, &f.exa_api_key), (&None, &None));
         assert_eq!(
             f.tool_output_dir(),
             PathBuf::from("/home/u/.local/share/strata/tool-output")
@@ -174,6 +183,18 @@ mod tests {
         assert!(!on("0"));
         assert!(!on("false"));
         assert!(!on("yes"));
+    }
+
+    #[test]
+    fn websearch_endpoint_and_key_come_from_their_variables() {
+        let f = flags(&[
+            ("STRATA_WEBSEARCH_URL", " http://127.0.0.1:9/mcp "),
+            ("EXA_API_KEY", "secret"),
+        ]);
+        assert_eq!(f.websearch_url.as_deref(), Some("http://127.0.0.1:9/mcp"));
+        assert_eq!(f.exa_api_key.as_deref(), Some("secret"));
+        let f = flags(&[("STRATA_WEBSEARCH_URL", " "), ("EXA_API_KEY", "")]);
+        assert_eq!((&f.websearch_url, &f.exa_api_key), (&None, &None));
     }
 
     #[test]

@@ -1,26 +1,35 @@
-//! The HttpClient service: reqwest over rustls with per-request timeouts and a size cap.
+//! The HttpClient service: reqwest over rustls with per-request timeouts, cancellation and a
+//! size cap enforced while the body streams in.
 //!
-//! A non-success status is not an error: the caller gets the response and decides. Every error
-//! names the URL it was about. Streaming callers (model providers) take the inner
-//! [`reqwest::Client`] through [`HttpClient::client`].
+//! A non-success status is not an error: the caller gets the response and decides. Redirects
+//! are followed up to [`MAX_REDIRECTS`]. Every error names the URL it was about. Streaming
+//! callers (model providers) take the inner [`reqwest::Client`] through [`HttpClient::client`].
 
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{RequestBuilder, StatusCode};
 use serde_json::Value;
 use strata_graph::{BoxError, Node, Scope, Tier};
+use tokio_util::sync::CancellationToken;
+
+/// How many redirects one request follows before it fails.
+pub const MAX_REDIRECTS: usize = 10;
 
 /// Per-request settings.
 #[derive(Debug, Clone, Default)]
 pub struct RequestOptions {
     /// Limit for the whole exchange (connect, headers and body); `None` waits indefinitely.
     pub timeout: Option<Duration>,
-    /// Largest body accepted, in bytes; `None` accepts any size.
+    /// Largest body accepted, in bytes; `None` accepts any size. Checked against
+    /// `Content-Length` and again while the body arrives, so a server that sends no length (or
+    /// a wrong one) still cannot make the client hold more than this plus one network chunk.
     pub max_bytes: Option<usize>,
-    /// Extra request headers.
+    /// Extra request headers (they replace the client's defaults, e.g. `User-Agent`).
     pub headers: Vec<(String, String)>,
+    /// Stops the exchange when it fires (the connection is dropped).
+    pub cancel: Option<CancellationToken>,
 }
 
 /// A fully read response.
@@ -61,6 +70,13 @@ pub enum HttpError {
     InvalidHeader { url: String, name: String },
     #[error("the request to {url} timed out after {after:?}; try again, or allow a longer timeout")]
     Timeout { url: String, after: Duration },
+    #[error("the request to {url} was cancelled before it finished")]
+    Cancelled { url: String },
+    #[error(
+        "{url} redirected more than {limit} times; the redirects probably loop, so request the \
+         final address directly"
+    )]
+    TooManyRedirects { url: String, limit: usize },
     #[error(
         "could not connect to {url}: {source}; check the address and that the server is reachable"
     )]
@@ -99,6 +115,7 @@ impl HttpClient {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
             .user_agent(concat!("strata/", env!("CARGO_PKG_VERSION")))
+            .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
             .build()
             .map_err(|source| HttpError::Build { source })?;
         Ok(Self { client })
@@ -153,16 +170,24 @@ impl HttpClient {
             request = request.header(name, value);
         }
         let exchange = exchange(url, request, opts.max_bytes);
-        match opts.timeout {
-            Some(after) => {
-                tokio::time::timeout(after, exchange)
-                    .await
-                    .map_err(|_| HttpError::Timeout {
-                        url: url.to_string(),
-                        after,
-                    })?
-            }
-            None => exchange.await,
+        let timed =
+            async {
+                match opts.timeout {
+                    Some(after) => tokio::time::timeout(after, exchange).await.map_err(|_| {
+                        HttpError::Timeout {
+                            url: url.to_string(),
+                            after,
+                        }
+                    })?,
+                    None => exchange.await,
+                }
+            };
+        match opts.cancel {
+            Some(cancel) => tokio::select! {
+                result = timed => result,
+                () = cancel.cancelled() => Err(HttpError::Cancelled { url: url.to_string() }),
+            },
+            None => timed.await,
         }
     }
 }
@@ -201,17 +226,27 @@ async fn exchange(
     let status = response.status();
     let headers = response.headers().clone();
     let final_url = response.url().to_string();
-    let mut body = BytesMut::new();
+    // With a cap, a declared length within it sizes the buffer once, and growth never goes
+    // past the cap, so a missing or false length cannot make the buffer outgrow it.
+    let declared = usize::try_from(response.content_length().unwrap_or(0)).unwrap_or(0);
+    let mut body: Vec<u8> = Vec::with_capacity(declared.min(max_bytes.unwrap_or(0)));
     while let Some(chunk) = response.chunk().await.map_err(failed)? {
-        if max_bytes.is_some_and(|limit| body.len() + chunk.len() > limit) {
-            return Err(too_large());
+        let needed = body.len() + chunk.len();
+        if let Some(limit) = max_bytes {
+            if needed > limit {
+                return Err(too_large());
+            }
+            if needed > body.capacity() {
+                let grown = needed.max(body.capacity() * 2).min(limit);
+                body.reserve_exact(grown - body.len());
+            }
         }
         body.extend_from_slice(&chunk);
     }
     Ok(HttpResponse {
         status,
         headers,
-        body: body.freeze(),
+        body: Bytes::from(body),
         final_url,
     })
 }
@@ -220,6 +255,11 @@ fn classify(url: &str, source: reqwest::Error) -> HttpError {
     let url = url.to_string();
     if source.is_connect() {
         HttpError::Connect { url, source }
+    } else if source.is_redirect() {
+        HttpError::TooManyRedirects {
+            url,
+            limit: MAX_REDIRECTS,
+        }
     } else {
         HttpError::Request { url, source }
     }

@@ -13,6 +13,7 @@ pub mod fs;
 pub mod http;
 pub mod instance;
 pub mod lsp;
+pub mod mcp;
 mod pending;
 pub mod permission;
 pub mod process;

@@ -12,6 +12,7 @@ use crate::fs::FsUtil;
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
 use crate::lsp::Lsp;
+use crate::mcp::Mcp;
 use crate::permission::Permission;
 use crate::process::ChildProcessSpawner;
 use crate::question::Question;
@@ -51,6 +52,7 @@ pub fn production() -> Graph {
         .with(FileTime::node())
         .with(Lsp::node())
         .with(Formatter::node())
+        .with(Mcp::node())
         .with(Skills::node())
 }
 

@@ -19,6 +19,8 @@ pub mod question;
 pub mod read;
 pub mod skill;
 pub mod todowrite;
+pub mod webfetch;
+pub mod websearch;
 pub mod write;
 
 pub use contract::{
@@ -38,7 +40,9 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<grep::Grep>(),
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
+        ToolDef::of::<webfetch::Webfetch>(),
         ToolDef::of::<todowrite::TodoWrite>(),
+        ToolDef::of::<websearch::Websearch>(),
         ToolDef::of::<skill::SkillTool>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),
         ToolDef::of::<lsp::LspTool>(),

@@ -15,8 +15,8 @@ use super::EventStream;
 use super::error::{ERROR_BODY_LIMIT, ProviderError, clip_body};
 use super::sse::SseParser;
 use super::stream_state::DecodeState;
-use super::streaming::Wire;
 use super::types::StreamEvent;
+use super::wire::Wire;
 
 /// How long to wait for a TCP/TLS connection to the model endpoint.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);

@@ -31,6 +31,7 @@ pub mod sse;
 mod stream_state;
 mod streaming;
 mod types;
+mod wire;
 
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -46,11 +47,12 @@ pub use resolve::{
     ANTHROPIC_DEFAULT_BASE_URL, KNOWN_PROVIDERS, OPENAI_DEFAULT_BASE_URL, resolve_provider,
 };
 pub use stream_state::DecodeState;
-pub use streaming::{StreamingProvider, Wire};
+pub use streaming::StreamingProvider;
 pub use types::{
     ChatMessage, ChatRequest, Completion, FinishReason, Media, StreamEvent, ToolCall, ToolSpec,
     Usage,
 };
+pub use wire::Wire;
 
 /// The events of one response; ends after `Finish` or after the first error.
 pub type EventStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;

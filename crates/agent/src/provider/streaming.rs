@@ -1,46 +1,18 @@
 //! `StreamingProvider<W>`: the one skeleton every provider shares — the client, the base URL and
 //! key, `stream` (POST, status check, SSE body driven through the decoder with cancellation)
-//! and the end-of-stream rule ([`DecodeState::end`]). What differs per vendor is a [`Wire`]:
-//! the endpoint path, the headers, the request body and the decoding of one SSE event.
+//! and the end-of-stream rule ([`DecodeState::end`](super::DecodeState::end)). What differs per
+//! vendor is a [`Wire`](super::Wire): the endpoint path, the headers, the request body and the
+//! decoding of one SSE event.
 
 use std::marker::PhantomData;
 
 use async_trait::async_trait;
 use reqwest::header::HeaderMap;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::http::{build_client, post_sse};
-use super::sse::SseEvent;
-use super::stream_state::DecodeState;
-use super::{ChatRequest, EventStream, Provider, ProviderError, StreamEvent};
-
-/// One vendor's streaming chat protocol.
-pub trait Wire: Send + Sync + 'static {
-    /// The provider id used in model ids (`openai`, `anthropic`).
-    const NAME: &'static str;
-    /// The endpoint, appended to the base URL.
-    const PATH: &'static str;
-
-    /// The base URL requests use, from the configured one without its trailing `/`.
-    fn base_url(trimmed: &str) -> String {
-        trimmed.to_string()
-    }
-
-    /// The request headers (the key, when there is one, and any version header).
-    fn headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError>;
-
-    /// The JSON body of a streamed request.
-    fn body(req: &ChatRequest) -> Value;
-
-    /// Handles one SSE event: updates `state` (calls, finish reason, usage, end marker) and
-    /// appends the neutral events it produced to `out`.
-    fn decode(
-        ev: SseEvent,
-        state: &mut DecodeState,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), ProviderError>;
-}
+use super::wire::Wire;
+use super::{ChatRequest, EventStream, Provider, ProviderError};
 
 /// A provider speaking protocol `W` over reqwest.
 pub struct StreamingProvider<W> {

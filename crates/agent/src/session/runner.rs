@@ -123,9 +123,9 @@ impl Runner {
             plan_mode: false,
             ruleset,
             flags: s.flags.enabled(),
-            backends: s.registry.configured_backends(&s.config),
+            backends: s.registry.configured_backends(&s.config, &s.flags),
         };
-        s.registry.surface(&spec).into_iter().cloned().collect()
+        s.registry.surface(&spec)
     }
 
     /// The effective rules of this run: the agent's, then the session's; a run computes them
@@ -194,10 +194,11 @@ impl Runner {
             tools: &specs,
             cancel: &cancel,
         };
+        let invalid = s.registry.get("invalid");
         let call_env = CallEnv {
             recorder: &rec,
             surface: &surface,
-            invalid: s.registry.get("invalid"),
+            invalid: invalid.as_ref(),
             permission: &s.permission,
             ruleset: &ruleset,
             agent: &opts.agent,

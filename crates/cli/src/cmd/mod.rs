@@ -2,6 +2,7 @@
 
 mod debug;
 mod instance;
+mod mcp;
 mod run;
 mod session;
 mod skills;
@@ -16,6 +17,7 @@ pub(crate) async fn dispatch(cli: Cli) -> u8 {
         Command::Tool(args) => tool::tool(args).await,
         Command::Tools(args) => tools::tools(args).await,
         Command::Session { command } => session::session(command).await,
+        Command::Mcp { command } => mcp::mcp(command).await,
         Command::Skills(args) => skills::skills(args).await,
         Command::Debug {
             command: DebugCommand::Graph { dir, without },

@@ -51,6 +51,7 @@ pub(super) async fn run(args: RunArgs) -> u8 {
     };
     let code = match runtime.instance(&dir).await {
         Ok(instance) => {
+            super::mcp::warn_failed(&instance);
             let code = run_in(&instance, &args, &message).await;
             instance.dispose().await;
             code

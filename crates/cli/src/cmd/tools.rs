@@ -46,7 +46,7 @@ fn list(inst: &strata_registry::Instance, args: &ToolsArgs) -> Result<(), String
         plan_mode: false,
         ruleset,
         flags: flags.enabled(),
-        backends: registry.configured_backends(&config),
+        backends: registry.configured_backends(&config, &flags),
     };
     let surface = registry.surface(&spec);
     match format {

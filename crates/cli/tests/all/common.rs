@@ -104,6 +104,13 @@ impl Project {
         self.run(self.command(args), None)
     }
 
+    /// `strata ARGS` with extra environment variables.
+    pub(crate) fn strata_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = self.command(args);
+        cmd.envs(env.iter().copied());
+        self.run(cmd, None)
+    }
+
     /// `strata ARGS` on a pseudo-terminal (through `script`), typing `input` into it.
     /// Stdout and stderr arrive merged in `stdout`.
     pub(crate) fn strata_on_tty(&self, args: &[&str], input: &str) -> Run {
@@ -138,6 +145,8 @@ impl Project {
             "STRATA_EXPERIMENTAL_LSP_TOOL",
             "XDG_DATA_HOME",
             "XDG_CONFIG_HOME",
+            "STRATA_WEBSEARCH_URL",
+            "EXA_API_KEY",
         ] {
             cmd.env_remove(var);
         }

@@ -33,6 +33,8 @@ fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) {
         "STRATA_BASH_DEFAULT_TIMEOUT_MS",
         "XDG_DATA_HOME",
         "XDG_CONFIG_HOME",
+        "STRATA_WEBSEARCH_URL",
+        "EXA_API_KEY",
     ] {
         cmd.env_remove(var);
     }

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli_basics;
+mod cli_mcp;
 mod cli_tool;
 mod cli_tool_writes;
 mod cli_tools;
@@ -14,3 +15,4 @@ mod e2e_run_session;
 mod e2e_run_support;
 mod e2e_skills;
 mod e2e_todo_question;
+mod e2e_web;

@@ -6,7 +6,11 @@
 //! its first position, so the order of the `permission` map is the order keys were first seen.
 //! Each file is checked on its own, so an error names the file at fault.
 
+mod mcp;
 mod parse;
+pub mod websearch;
+
+pub use mcp::{DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, McpServer, McpTransport};
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -17,6 +21,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 
 use crate::flags::RuntimeFlags;
 use crate::instance::InstanceInfo;
+pub use websearch::{SearchBackend, WebsearchConfig};
 
 /// The name of a config file, in the user config dir and the project.
 pub const FILE_NAME: &str = "strata.json";
@@ -70,6 +75,12 @@ pub struct ConfigData {
     /// Provider settings, uninterpreted (base URLs, keys, options).
     pub provider: Map<String, Value>,
     pub experimental: Experimental,
+    /// The MCP servers under `mcp`, in config order.
+    pub mcp: Vec<McpServer>,
+    /// Servers whose tools' `readOnlyHint` is believed (`mcp_trust`).
+    pub mcp_trust: Vec<String>,
+    /// The `websearch` section: the search endpoint, its key, whether the tool is shown.
+    pub websearch: WebsearchConfig,
     pub skills: SkillsConfig,
     /// The whole merged document.
     pub raw: Value,
@@ -85,6 +96,9 @@ impl Default for ConfigData {
             tools: ToolsConfig::default(),
             provider: Map::new(),
             experimental: Experimental::default(),
+            mcp: Vec::new(),
+            mcp_trust: Vec::new(),
+            websearch: WebsearchConfig::default(),
             skills: SkillsConfig::default(),
             raw: Value::Object(Map::new()),
         }

@@ -2,12 +2,15 @@
 
 use serde_json::{Map, Value};
 
-use super::{ConfigData, ConfigError, Experimental, SkillsConfig, ToolOutput, ToolsConfig};
+use super::{
+    ConfigData, ConfigError, Experimental, SkillsConfig, ToolOutput, ToolsConfig, WebsearchConfig,
+    mcp,
+};
 
 /// A field of the wrong type; the caller adds the file name.
 #[derive(Debug)]
 pub(super) struct FieldError {
-    field: String,
+    pub(super) field: String,
     expected: &'static str,
     found: String,
 }
@@ -25,7 +28,7 @@ impl FieldError {
 
 const ACTIONS: &str = "\"allow\", \"ask\" or \"deny\"";
 
-fn wrong(field: &str, expected: &'static str, value: &Value) -> FieldError {
+pub(super) fn wrong(field: &str, expected: &'static str, value: &Value) -> FieldError {
     FieldError {
         field: field.to_string(),
         expected,
@@ -56,7 +59,7 @@ fn describe(value: &Value) -> String {
 }
 
 /// Looks up `key` in `obj`; JSON `null` counts as absent.
-fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+pub(super) fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     obj.get(key).filter(|v| !v.is_null())
 }
 
@@ -68,7 +71,11 @@ fn string(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<Str
     }
 }
 
-fn boolean(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<bool>, FieldError> {
+pub(super) fn boolean(
+    obj: &Map<String, Value>,
+    key: &str,
+    field: &str,
+) -> Result<Option<bool>, FieldError> {
     match get(obj, key) {
         None => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -88,7 +95,7 @@ fn positive(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<u
     }
 }
 
-fn object<'a>(
+pub(super) fn object<'a>(
     obj: &'a Map<String, Value>,
     key: &str,
     field: &str,
@@ -128,6 +135,29 @@ fn permission(obj: &Map<String, Value>) -> Result<Option<Map<String, Value>>, Fi
         }
     }
     Ok(Some(map.clone()))
+}
+
+/// `websearch`: `enabled`, an http(s) `url`, a string `apiKey`.
+fn websearch(obj: &Map<String, Value>) -> Result<WebsearchConfig, FieldError> {
+    let empty = Map::new();
+    let section = object(obj, "websearch", "websearch")?.unwrap_or(&empty);
+    let url = string(section, "url", "websearch.url")?;
+    if let Some(u) = &url {
+        let ok = url::Url::parse(u).is_ok_and(|p| matches!(p.scheme(), "http" | "https"));
+        if !ok {
+            let value = Value::String(u.clone());
+            return Err(wrong(
+                "websearch.url",
+                "an absolute http:// or https:// URL",
+                &value,
+            ));
+        }
+    }
+    Ok(WebsearchConfig {
+        enabled: boolean(section, "enabled", "websearch.enabled")?,
+        url,
+        api_key: string(section, "apiKey", "websearch.apiKey")?,
+    })
 }
 
 /// `skills.paths`: an array of strings.
@@ -185,6 +215,9 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
             )?
             .unwrap_or(false),
         },
+        mcp: mcp::servers(root)?,
+        mcp_trust: mcp::trust(root)?,
+        websearch: websearch(root)?,
         skills: SkillsConfig {
             paths: skill_paths(root)?,
         },
@@ -272,6 +305,40 @@ mod tests {
             field_error(json!({"skills": {"paths": ["ok", 3]}})).0,
             "skills.paths[1]"
         );
+    }
+
+    #[test]
+    fn websearch_section_is_read_and_checked() {
+        let d = typed(&json!({"websearch": {
+            "enabled": true, "url": "http://127.0.0.1:1/mcp", "apiKey": "k"
+        }}))
+        .unwrap();
+        assert_eq!(
+            d.websearch,
+            WebsearchConfig {
+                enabled: Some(true),
+                url: Some("http://127.0.0.1:1/mcp".into()),
+                api_key: Some("k".into()),
+            }
+        );
+        assert_eq!(
+            typed(&json!({})).unwrap().websearch,
+            WebsearchConfig::default()
+        );
+        assert_eq!(field_error(json!({"websearch": true})).0, "websearch");
+        assert_eq!(
+            field_error(json!({"websearch": {"enabled": "yes"}})).0,
+            "websearch.enabled"
+        );
+        assert_eq!(
+            field_error(json!({"websearch": {"apiKey": 42}})).0,
+            "websearch.apiKey"
+        );
+        for bad in ["search.example/mcp", "file:///tmp/x", "not a url"] {
+            let (field, found) = field_error(json!({"websearch": {"url": bad}}));
+            assert_eq!(field, "websearch.url");
+            assert!(found.contains(bad), "{found}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Redirect;
+use axum::response::{IntoResponse, Redirect};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 use strata_services::http::{HttpClient, HttpError, RequestOptions};
@@ -197,4 +197,206 @@ async fn connect_and_input_errors_name_the_url() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("bad header"), "{err}");
+}
+
+/// Counts the bytes an endless body has produced, and notices when the server drops it.
+#[derive(Clone, Default)]
+struct Endless {
+    sent: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    dropped: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+struct DropFlag(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Endless {
+    /// A chunked body of 64 KiB chunks that never ends.
+    fn body(&self) -> Body {
+        let sent = self.sent.clone();
+        let flag = DropFlag(self.dropped.clone());
+        let chunks = futures::stream::repeat_with(move || {
+            let _keep = &flag;
+            sent.fetch_add(65_536, std::sync::atomic::Ordering::SeqCst);
+            Ok::<_, std::io::Error>(bytes::Bytes::from(vec![b'z'; 65_536]))
+        });
+        Body::from_stream(chunks)
+    }
+}
+
+#[tokio::test]
+async fn an_endless_chunked_body_stops_at_the_cap_and_the_connection_is_dropped() {
+    let endless = Endless::default();
+    let e = endless.clone();
+    let app = Router::new().route("/endless", get(move || async move { e.body() }));
+    let server = serve(app).await;
+    let url = format!("{server}/endless");
+    let opts = RequestOptions {
+        max_bytes: Some(1 << 20),
+        timeout: Some(Duration::from_secs(30)),
+        ..Default::default()
+    };
+    let err = client().get(&url, opts).await.unwrap_err();
+    assert!(
+        matches!(err, HttpError::TooLarge { limit, .. } if limit == 1 << 20),
+        "{err}"
+    );
+    // The client hung up: the server's body is dropped soon, having sent the cap plus what the
+    // loopback socket buffers held (several MiB with TCP autotuning), not an endless amount.
+    let dropped = endless.dropped.clone();
+    wait_until(
+        "the server to stop sending",
+        Duration::from_secs(10),
+        move || dropped.load(std::sync::atomic::Ordering::SeqCst),
+    )
+    .await;
+    let sent = endless.sent.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(sent < 64 << 20, "the server sent {sent} bytes");
+}
+
+/// A raw HTTP/1.1 server that answers every connection with `head` and then `body_len` bytes
+/// (or bytes forever when `None`), ignoring what the head promised.
+async fn raw_server(head: &'static str, body_len: Option<usize>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = [0u8; 4096];
+                let _ = socket.read(&mut request).await;
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let chunk = vec![b'q'; 65_536];
+                let mut written = 0;
+                while body_len.is_none_or(|n| written < n) {
+                    if socket.write_all(&chunk).await.is_err() {
+                        return;
+                    }
+                    written += chunk.len();
+                }
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn a_lying_or_missing_content_length_cannot_push_the_body_past_the_cap() {
+    let opts = || RequestOptions {
+        max_bytes: Some(1 << 20),
+        timeout: Some(Duration::from_secs(30)),
+        ..Default::default()
+    };
+    // Claims 1000 bytes and sends megabytes: only the declared 1000 are read.
+    let base = raw_server(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 1000\r\n\r\n",
+        Some(8 << 20),
+    )
+    .await;
+    let r = client().get(&format!("{base}/x"), opts()).await.unwrap();
+    assert_eq!(r.body.len(), 1000);
+    // No length at all, the body ends when the connection closes, and it never does.
+    let base = raw_server(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n",
+        None,
+    )
+    .await;
+    let err = client()
+        .get(&format!("{base}/x"), opts())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HttpError::TooLarge { .. }), "{err}");
+    // Claims more than the cap: refused before the body is read.
+    let base = raw_server(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 99999999\r\n\r\n",
+        Some(65_536),
+    )
+    .await;
+    let err = client()
+        .get(&format!("{base}/x"), opts())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HttpError::TooLarge { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_exchange_and_names_the_url() {
+    let base = server().await;
+    let url = format!("{base}/slow");
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let opts = RequestOptions {
+        cancel: Some(cancel.clone()),
+        ..Default::default()
+    };
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        trigger.cancel();
+    });
+    let started = std::time::Instant::now();
+    let err = client().get(&url, opts).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(matches!(err, HttpError::Cancelled { .. }), "{err}");
+    assert!(err.to_string().contains(&url), "{err}");
+}
+
+#[tokio::test]
+async fn redirects_are_followed_up_to_the_limit() {
+    use strata_services::http::MAX_REDIRECTS;
+    // `/hop/N` redirects to `/hop/N-1`; `/hop/0` answers.
+    let app = Router::new().route(
+        "/hop/{n}",
+        get(
+            |axum::extract::Path(n): axum::extract::Path<usize>| async move {
+                if n == 0 {
+                    "landed".into_response()
+                } else {
+                    Redirect::temporary(&format!("/hop/{}", n - 1)).into_response()
+                }
+            },
+        ),
+    );
+    let base = serve(app).await;
+    let url = format!("{base}/hop/{MAX_REDIRECTS}");
+    let r = client().get(&url, RequestOptions::default()).await.unwrap();
+    assert_eq!(r.text(), "landed");
+    assert_eq!(r.final_url, format!("{base}/hop/0"));
+    let url = format!("{base}/hop/{}", MAX_REDIRECTS + 1);
+    let err = client()
+        .get(&url, RequestOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, HttpError::TooManyRedirects { limit, .. } if limit == MAX_REDIRECTS),
+        "{err}"
+    );
+    assert!(err.to_string().contains(&url), "{err}");
+}
+
+/// Serves `app` on a free loopback port.
+async fn serve(app: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    format!("http://{addr}")
+}
+
+/// Polls `done` every few milliseconds until it holds; fails the test after `limit`.
+/// (The testkit's poll helper sits above this crate.)
+async fn wait_until(what: &str, limit: Duration, done: impl Fn() -> bool) {
+    let polled = tokio::time::timeout(limit, async {
+        while !done() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(polled.is_ok(), "waited {limit:?} for {what}");
 }

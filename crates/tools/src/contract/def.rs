@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use strata_graph::{Context, Deps, Missing, Requirement};
-use strata_services::config::Config;
+use strata_services::config::{Config, ToolOutput};
 use strata_services::truncate::Truncate;
 use tower::ServiceBuilder;
 use tower::ServiceExt;
@@ -15,7 +16,7 @@ use super::effects::Effects;
 use super::error::ToolError;
 use super::result::ToolResult;
 use super::schema::wire_schema;
-use super::tool::{Tool, ToolService};
+use super::tool::{Decoded, Tool, ToolService};
 use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
@@ -94,21 +95,12 @@ impl ToolDef {
 }
 
 fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
-    let deps = T::Deps::resolve(cx).map_err(|m| m.for_consumer(T::ID))?;
-    let (truncate, config) = LayerDeps::resolve(cx).map_err(|m| m.for_consumer(T::ID))?;
+    let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
+    let (truncate, config) = LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
     let tool = Arc::new(T::init(deps));
     let description = tool.description();
-    let limits = config.data().tool_output.clone();
-    let service = ServiceBuilder::new()
-        .layer(TraceLayer::new(T::ID))
-        .layer(DecodeLayer::<T::Params>::new(T::ID))
-        .layer(CancelLayer::new(GRACE))
-        .layer(TruncateLayer::new(
-            truncate,
-            limits.max_lines,
-            limits.max_bytes,
-        ))
-        .service(ToolService::new(tool));
+    let limits = &config.data().tool_output;
+    let service = layered::<T::Params, _>(T::ID, truncate, limits, ToolService::new(tool));
     Ok(ErasedTool {
         id: T::ID,
         permission: T::PERMISSION,
@@ -116,8 +108,37 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
         description,
         schema: Arc::new(wire_schema::<T::Params>()),
         effects: T::EFFECTS,
-        service: BoxCloneSyncService::new(service),
+        service,
     })
+}
+
+/// The standard wrapper, outermost first: span, decoding into `P`, cancellation, truncation.
+pub(super) fn layered<P, S>(
+    id: &'static str,
+    truncate: Truncate,
+    limits: &ToolOutput,
+    inner: S,
+) -> BoxCloneSyncService<ToolCall, ToolResult, ToolError>
+where
+    P: DeserializeOwned + Send + 'static,
+    S: tower_service::Service<Decoded<P>, Response = ToolResult, Error = ToolError>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let service = ServiceBuilder::new()
+        .layer(TraceLayer::new(id))
+        .layer(DecodeLayer::<P>::new(id))
+        .layer(CancelLayer::new(GRACE))
+        .layer(TruncateLayer::new(
+            truncate,
+            limits.max_lines,
+            limits.max_bytes,
+        ))
+        .service(inner);
+    BoxCloneSyncService::new(service)
 }
 
 /// An initialised tool behind the full wrapper.
@@ -129,7 +150,7 @@ pub struct ErasedTool {
     pub description: String,
     pub schema: Arc<Value>,
     pub effects: Effects,
-    service: BoxCloneSyncService<ToolCall, ToolResult, ToolError>,
+    pub(super) service: BoxCloneSyncService<ToolCall, ToolResult, ToolError>,
 }
 
 impl std::fmt::Debug for ErasedTool {

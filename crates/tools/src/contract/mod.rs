@@ -2,6 +2,7 @@
 
 mod cx;
 mod def;
+mod dynamic;
 mod effects;
 mod error;
 pub mod lenient;
@@ -12,6 +13,7 @@ mod visibility;
 
 pub use cx::{Ask, MetadataUpdate, ToolCx, ToolCxBuilder};
 pub use def::{ErasedTool, ToolCall, ToolDef};
+pub use dynamic::{DynamicTool, intern};
 pub use effects::Effects;
 pub use error::ToolError;
 pub use result::{Attachment, ToolResult};

@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use super::http::key_header;
 use super::sse::SseEvent;
 use super::stream_state::DecodeState;
-use super::streaming::{StreamingProvider, Wire};
+use super::streaming::StreamingProvider;
+use super::wire::Wire;
 use super::{ChatMessage, ChatRequest, Media, ProviderError, StreamEvent};
 
 /// The chat-completions protocol: the key as a bearer token, `/chat/completions` after the
