@@ -14,6 +14,7 @@ pub mod http;
 pub mod instance;
 pub mod lsp;
 pub mod mcp;
+mod pending;
 pub mod permission;
 pub mod process;
 mod production;

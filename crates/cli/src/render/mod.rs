@@ -5,6 +5,7 @@
 pub(crate) mod json;
 pub(crate) mod prompt;
 pub(crate) mod question;
+mod terminal;
 pub(crate) mod text;
 
 use std::io::Write;

@@ -7,6 +7,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use strata_services::permission::{Reply, Request};
 use tokio::sync::oneshot;
 
+use super::terminal::spawn_prompt;
+
 /// How this run answers asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AskMode {
@@ -45,25 +47,15 @@ pub(crate) fn refusal(req: &Request) -> String {
     )
 }
 
-/// Starts the prompt on its own thread (stdin blocks; a plain thread never holds up the
-/// runtime's shutdown when the run is cancelled mid-prompt) and returns the answer channel.
+/// Starts the prompt on its own thread (see [`spawn_prompt`]) and returns the answer channel.
 pub(crate) fn ask_on_terminal(req: &Request) -> oneshot::Receiver<Reply> {
-    let (tx, rx) = oneshot::channel();
     let req = req.clone();
-    let spawned = std::thread::Builder::new()
-        .name("permission-prompt".into())
-        .spawn(move || {
-            let _ = tx.send(prompt(
-                &req,
-                &mut std::io::stdin().lock(),
-                &mut std::io::stderr(),
-            ));
-        });
-    if spawned.is_err() {
-        // No thread, no prompt: the receiver sees a closed channel and the caller rejects.
-        eprintln!("strata: could not start the permission prompt; rejecting the request");
-    }
-    rx
+    // No thread, no prompt: the receiver sees a closed channel and the caller rejects.
+    spawn_prompt(
+        "permission-prompt",
+        "strata: could not start the permission prompt; rejecting the request",
+        move |input, err| prompt(&req, input, err),
+    )
 }
 
 /// The answer this front-end gives to `req`: `None` when `cancel` fires while a prompt is open

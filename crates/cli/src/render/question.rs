@@ -10,6 +10,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use strata_services::question::{Answer, QuestionInfo, QuestionRequest};
 use tokio::sync::oneshot;
 
+use super::terminal::spawn_prompt;
+
 /// Whether a person can answer on this process's terminal (stdin and stderr both are one).
 pub(crate) fn interactive() -> bool {
     std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
@@ -26,25 +28,16 @@ pub(crate) fn refusal(req: &QuestionRequest) -> String {
     )
 }
 
-/// Starts the prompt on its own thread (stdin blocks; a plain thread never holds up the
-/// runtime's shutdown) and returns the channel of the answers, `None` when dismissed.
+/// Starts the prompt on its own thread (see [`spawn_prompt`]) and returns the channel of the
+/// answers, `None` when dismissed.
 pub(crate) fn ask_on_terminal(req: &QuestionRequest) -> oneshot::Receiver<Option<Vec<Answer>>> {
-    let (tx, rx) = oneshot::channel();
     let req = req.clone();
-    let spawned = std::thread::Builder::new()
-        .name("question-prompt".into())
-        .spawn(move || {
-            let _ = tx.send(prompt(
-                &req,
-                &mut std::io::stdin().lock(),
-                &mut std::io::stderr(),
-            ));
-        });
-    if spawned.is_err() {
-        // No thread, no prompt: the receiver sees a closed channel and the caller dismisses.
-        eprintln!("strata: could not start the question prompt; dismissing the question");
-    }
-    rx
+    // No thread, no prompt: the receiver sees a closed channel and the caller dismisses.
+    spawn_prompt(
+        "question-prompt",
+        "strata: could not start the question prompt; dismissing the question",
+        move |input, err| prompt(&req, input, err),
+    )
 }
 
 /// Asks every question of `req` on `err`, reading from `input`: the answers in order, or

@@ -1,13 +1,14 @@
 //! The Permission service: decides asks from rules and waits for replies when it must ask.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
 use strata_graph::{BoxError, Node, Scope, Tier};
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::Bus;
+use crate::pending::{self, Awaited, PendingRequests};
 
 use super::error::PermissionError;
 use super::events::{AskRequest, PermissionEvent, Reply, Request};
@@ -15,7 +16,7 @@ use super::rules::{Action, Rule, Ruleset, evaluate};
 use super::wildcard::wildcard_match;
 
 /// How many events a slow subscriber may fall behind before it starts missing them.
-pub const EVENT_CAPACITY: usize = 256;
+pub const EVENT_CAPACITY: usize = pending::EVENT_CAPACITY;
 
 type Outcome = Result<(), PermissionError>;
 
@@ -23,30 +24,37 @@ type Outcome = Result<(), PermissionError>;
 /// Clones share the state; two `Permission::new()` values are independent.
 #[derive(Clone)]
 pub struct Permission {
-    inner: Arc<Inner>,
+    /// The extra state under the same lock: `{permission, pattern, allow}` for every `always`
+    /// reply so far (never persisted).
+    pending: Arc<PendingRequests<Request, Ruleset>>,
 }
 
 impl strata_graph::Service for Permission {
     const KEY: &'static str = "Permission";
 }
 
-struct Inner {
-    state: Mutex<State>,
-    events: broadcast::Sender<PermissionEvent>,
-}
+impl Awaited for Request {
+    type Reply = Outcome;
+    type Event = PermissionEvent;
 
-#[derive(Default)]
-struct State {
-    /// In the order they were asked.
-    pending: Vec<Pending>,
-    /// `{permission, pattern, allow}` for every `always` reply so far (never persisted).
-    approvals: Ruleset,
-    disposed: bool,
-}
+    fn id(&self) -> &str {
+        &self.id
+    }
 
-struct Pending {
-    request: Request,
-    tx: oneshot::Sender<Outcome>,
+    fn asked(&self) -> PermissionEvent {
+        PermissionEvent::Asked(self.clone())
+    }
+
+    fn withdrawn(&self) -> PermissionEvent {
+        PermissionEvent::Withdrawn {
+            session_id: self.session_id.clone(),
+            request_id: self.id.clone(),
+        }
+    }
+
+    fn disposed() -> Outcome {
+        Err(PermissionError::Disposed)
+    }
 }
 
 impl Default for Permission {
@@ -57,11 +65,11 @@ impl Default for Permission {
 
 impl std::fmt::Debug for Permission {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let st = self.lock();
+        let st = self.pending.lock();
         f.debug_struct("Permission")
-            .field("pending", &st.pending.len())
-            .field("approvals", &st.approvals.len())
-            .field("disposed", &st.disposed)
+            .field("pending", &st.len())
+            .field("approvals", &st.extra.len())
+            .field("disposed", &st.disposed())
             .finish()
     }
 }
@@ -69,10 +77,7 @@ impl std::fmt::Debug for Permission {
 impl Permission {
     pub fn new() -> Self {
         Permission {
-            inner: Arc::new(Inner {
-                state: Mutex::new(State::default()),
-                events: broadcast::channel(EVENT_CAPACITY).0,
-            }),
+            pending: Arc::new(PendingRequests::new()),
         }
     }
 
@@ -80,13 +85,7 @@ impl Permission {
     pub fn node() -> Node {
         Node::new(Tier::Instance, |(bus,): (Bus,), scope: Scope| async move {
             let permission = Permission::new();
-            // Every event also goes on the Bus, for front-ends that listen there.
-            let mut events = permission.subscribe();
-            scope.spawn(async move {
-                while let Ok(event) = events.recv().await {
-                    bus.publish(event);
-                }
-            });
+            permission.pending.forward_to(bus, &scope);
             let handle = permission.clone();
             scope.add_finalizer("Permission: reject pending requests", move || async move {
                 handle.dispose()
@@ -97,33 +96,29 @@ impl Permission {
 
     /// Every event published from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<PermissionEvent> {
-        self.inner.events.subscribe()
+        self.pending.subscribe()
     }
 
     /// The requests waiting for a reply, oldest first.
     pub fn pending(&self) -> Vec<Request> {
-        self.lock()
-            .pending
-            .iter()
-            .map(|p| p.request.clone())
-            .collect()
+        self.pending.lock().requests()
     }
 
     /// The approvals recorded by `always` replies, oldest first.
     pub fn approvals(&self) -> Ruleset {
-        self.lock().approvals.clone()
+        self.pending.lock().extra.clone()
     }
 
     /// Resolves when every pattern of `req` is allowed: by its ruleset, by an earlier `always`
     /// approval, or by a reply. A `deny` in the ruleset fails at once, whatever the approvals
     /// say. Cancelling `cancel` (or dropping the future) withdraws the pending request.
     pub async fn ask(&self, req: AskRequest, cancel: CancellationToken) -> Outcome {
-        let (id, rx) = {
-            let mut st = self.lock();
-            if !needs_reply(&req, &st.approvals)? {
+        let ticket = {
+            let mut st = self.pending.lock();
+            if !needs_reply(&req, &st.extra)? {
                 return Ok(());
             }
-            if st.disposed {
+            if st.disposed() {
                 return Err(PermissionError::Disposed);
             }
             let request = Request {
@@ -135,44 +130,31 @@ impl Permission {
                 metadata: req.metadata,
                 tool: req.tool,
             };
-            let (tx, rx) = oneshot::channel();
-            let id = request.id.clone();
-            self.publish(PermissionEvent::Asked(request.clone()));
-            st.pending.push(Pending { request, tx });
-            (id, rx)
+            self.pending.insert(&mut st, request)
         };
-        let _withdraw = Withdraw { owner: self, id };
-        tokio::select! {
-            // A reply that raced the cancellation wins.
-            biased;
-            outcome = rx => outcome.unwrap_or(Err(PermissionError::Disposed)),
-            () = cancel.cancelled() => Err(PermissionError::Cancelled),
-        }
+        let cancelled = Err(PermissionError::Cancelled);
+        self.pending.wait(ticket, cancel, cancelled).await
     }
 
     /// Answers the pending request `request_id` (see [`Reply`] for what each answer does to
     /// the other requests of the same session).
     pub fn reply(&self, request_id: &str, reply: Reply) -> Outcome {
-        let mut st = self.lock();
-        let Some(index) = st.pending.iter().position(|p| p.request.id == request_id) else {
+        let mut st = self.pending.lock();
+        let Some(this) = st.take(request_id) else {
             return Err(PermissionError::NotFound {
                 id: request_id.to_string(),
             });
         };
-        let this = st.pending.remove(index);
         let session = this.request.session_id.clone();
-        self.publish(replied(&this.request, reply.clone()));
+        self.pending.publish(replied(&this.request, reply.clone()));
         match reply {
-            Reply::Once => {
-                let _ = this.tx.send(Ok(()));
-            }
+            Reply::Once => this.send(Ok(())),
             Reply::Reject { feedback } => {
-                let _ = this.tx.send(Err(PermissionError::Rejected { feedback }));
-                for other in take(&mut st.pending, |r| r.session_id == session) {
-                    self.publish(replied(&other.request, Reply::Reject { feedback: None }));
-                    let _ = other
-                        .tx
-                        .send(Err(PermissionError::Rejected { feedback: None }));
+                this.send(Err(PermissionError::Rejected { feedback }));
+                for other in st.take_where(|r| r.session_id == session) {
+                    let event = replied(&other.request, Reply::Reject { feedback: None });
+                    self.pending.publish(event);
+                    other.send(Err(PermissionError::Rejected { feedback: None }));
                 }
             }
             Reply::Always => {
@@ -182,18 +164,18 @@ impl Permission {
                     .always
                     .iter()
                     .map(|pattern| Rule::new(permission, pattern, Action::Allow));
-                st.approvals.extend(new_rules);
-                let _ = this.tx.send(Ok(()));
-                let approvals = st.approvals.clone();
+                st.extra.extend(new_rules);
+                this.send(Ok(()));
+                let approvals = st.extra.clone();
                 let approved = |r: &Request| {
                     r.session_id == session
                         && r.patterns.iter().all(|pattern| {
                             evaluate(&r.permission, pattern, &[&approvals]).action == Action::Allow
                         })
                 };
-                for other in take(&mut st.pending, approved) {
-                    self.publish(replied(&other.request, Reply::Always));
-                    let _ = other.tx.send(Ok(()));
+                for other in st.take_where(approved) {
+                    self.pending.publish(replied(&other.request, Reply::Always));
+                    other.send(Ok(()));
                 }
             }
         }
@@ -203,43 +185,7 @@ impl Permission {
     /// Rejects every pending request with [`PermissionError::Disposed`] and refuses new ones
     /// that would need a reply. Called when the instance closes.
     pub fn dispose(&self) {
-        let mut st = self.lock();
-        st.disposed = true;
-        for p in std::mem::take(&mut st.pending) {
-            self.publish(withdrawn(&p.request));
-            let _ = p.tx.send(Err(PermissionError::Disposed));
-        }
-    }
-
-    fn withdraw(&self, id: &str) {
-        let mut st = self.lock();
-        if let Some(index) = st.pending.iter().position(|p| p.request.id == id) {
-            let p = st.pending.remove(index);
-            self.publish(withdrawn(&p.request));
-        }
-    }
-
-    fn publish(&self, event: PermissionEvent) {
-        // No subscribers is fine: nobody is watching yet.
-        let _ = self.inner.events.send(event);
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // The state stays consistent between statements, so a poisoned lock is still usable.
-        self.inner.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Withdraws the pending request when `ask` ends early (cancelled or dropped); a no-op once it
-/// was answered, since answering removes it.
-struct Withdraw<'a> {
-    owner: &'a Permission,
-    id: String,
-}
-
-impl Drop for Withdraw<'_> {
-    fn drop(&mut self) {
-        self.owner.withdraw(&self.id);
+        self.pending.dispose();
     }
 }
 
@@ -271,27 +217,11 @@ fn needs_reply(req: &AskRequest, approvals: &[Rule]) -> Result<bool, PermissionE
     Ok(ask)
 }
 
-/// Removes and returns the pending entries whose request satisfies `pred`, keeping the order.
-fn take(pending: &mut Vec<Pending>, pred: impl Fn(&Request) -> bool) -> Vec<Pending> {
-    let (taken, kept) = std::mem::take(pending)
-        .into_iter()
-        .partition(|p| pred(&p.request));
-    *pending = kept;
-    taken
-}
-
 fn replied(request: &Request, reply: Reply) -> PermissionEvent {
     PermissionEvent::Replied {
         session_id: request.session_id.clone(),
         request_id: request.id.clone(),
         reply,
-    }
-}
-
-fn withdrawn(request: &Request) -> PermissionEvent {
-    PermissionEvent::Withdrawn {
-        session_id: request.session_id.clone(),
-        request_id: request.id.clone(),
     }
 }
 

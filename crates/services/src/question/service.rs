@@ -1,19 +1,17 @@
 //! The Question service: pending questions and the answers front-ends give them.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
 use strata_graph::{BoxError, Node, Scope, Tier};
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::bus::Bus;
+use crate::pending::{Awaited, PendingRequests};
 
 use super::error::QuestionError;
 use super::events::{Answer, AskQuestions, QuestionEvent, QuestionRequest};
-
-/// How many events a slow subscriber may fall behind before it starts missing them.
-const EVENT_CAPACITY: usize = 256;
 
 type Outcome = Result<Vec<Answer>, QuestionError>;
 
@@ -21,28 +19,32 @@ type Outcome = Result<Vec<Answer>, QuestionError>;
 /// `Question::new()` values are independent.
 #[derive(Clone)]
 pub struct Question {
-    inner: Arc<Inner>,
+    pending: Arc<PendingRequests<QuestionRequest>>,
 }
 
 impl strata_graph::Service for Question {
     const KEY: &'static str = "Question";
 }
 
-struct Inner {
-    state: Mutex<State>,
-    events: broadcast::Sender<QuestionEvent>,
-}
+impl Awaited for QuestionRequest {
+    type Reply = Outcome;
+    type Event = QuestionEvent;
 
-#[derive(Default)]
-struct State {
-    /// In the order they were asked.
-    pending: Vec<Pending>,
-    disposed: bool,
-}
+    fn id(&self) -> &str {
+        &self.id
+    }
 
-struct Pending {
-    request: QuestionRequest,
-    tx: oneshot::Sender<Outcome>,
+    fn asked(&self) -> QuestionEvent {
+        QuestionEvent::Asked(self.clone())
+    }
+
+    fn withdrawn(&self) -> QuestionEvent {
+        rejected(self)
+    }
+
+    fn disposed() -> Outcome {
+        Err(QuestionError::Disposed)
+    }
 }
 
 impl Default for Question {
@@ -53,10 +55,10 @@ impl Default for Question {
 
 impl std::fmt::Debug for Question {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let st = self.lock();
+        let st = self.pending.lock();
         f.debug_struct("Question")
-            .field("pending", &st.pending.len())
-            .field("disposed", &st.disposed)
+            .field("pending", &st.len())
+            .field("disposed", &st.disposed())
             .finish()
     }
 }
@@ -64,10 +66,7 @@ impl std::fmt::Debug for Question {
 impl Question {
     pub fn new() -> Self {
         Question {
-            inner: Arc::new(Inner {
-                state: Mutex::new(State::default()),
-                events: broadcast::channel(EVENT_CAPACITY).0,
-            }),
+            pending: Arc::new(PendingRequests::new()),
         }
     }
 
@@ -75,13 +74,7 @@ impl Question {
     pub fn node() -> Node {
         Node::new(Tier::Instance, |(bus,): (Bus,), scope: Scope| async move {
             let question = Question::new();
-            // Every event also goes on the Bus, for front-ends that listen there.
-            let mut events = question.subscribe();
-            scope.spawn(async move {
-                while let Ok(event) = events.recv().await {
-                    bus.publish(event);
-                }
-            });
+            question.pending.forward_to(bus, &scope);
             let handle = question.clone();
             scope.add_finalizer("Question: reject pending questions", move || async move {
                 handle.dispose()
@@ -92,24 +85,20 @@ impl Question {
 
     /// Every event published from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<QuestionEvent> {
-        self.inner.events.subscribe()
+        self.pending.subscribe()
     }
 
     /// The requests waiting for an answer, oldest first.
     pub fn pending(&self) -> Vec<QuestionRequest> {
-        self.lock()
-            .pending
-            .iter()
-            .map(|p| p.request.clone())
-            .collect()
+        self.pending.lock().requests()
     }
 
     /// Puts `ask` to whoever answers questions and waits for the answers (one per question,
     /// in order). Cancelling `cancel` (or dropping the future) withdraws the request.
     pub async fn ask(&self, ask: AskQuestions, cancel: CancellationToken) -> Outcome {
-        let (id, rx) = {
-            let mut st = self.lock();
-            if st.disposed {
+        let ticket = {
+            let mut st = self.pending.lock();
+            if st.disposed() {
                 return Err(QuestionError::Disposed);
             }
             let request = QuestionRequest {
@@ -118,31 +107,22 @@ impl Question {
                 questions: ask.questions,
                 tool: ask.tool,
             };
-            let (tx, rx) = oneshot::channel();
-            let id = request.id.clone();
-            self.publish(QuestionEvent::Asked(request.clone()));
-            st.pending.push(Pending { request, tx });
-            (id, rx)
+            self.pending.insert(&mut st, request)
         };
-        let _withdraw = Withdraw { owner: self, id };
-        tokio::select! {
-            // An answer that raced the cancellation wins.
-            biased;
-            outcome = rx => outcome.unwrap_or(Err(QuestionError::Disposed)),
-            () = cancel.cancelled() => Err(QuestionError::Cancelled),
-        }
+        let cancelled = Err(QuestionError::Cancelled);
+        self.pending.wait(ticket, cancel, cancelled).await
     }
 
     /// Answers the pending request `request_id`: one list of chosen labels (or typed text) per
     /// question, in order.
     pub fn reply(&self, request_id: &str, answers: Vec<Answer>) -> Result<(), QuestionError> {
         let p = self.take(request_id)?;
-        self.publish(QuestionEvent::Replied {
+        self.pending.publish(QuestionEvent::Replied {
             session_id: p.request.session_id.clone(),
             request_id: p.request.id.clone(),
             answers: answers.clone(),
         });
-        let _ = p.tx.send(Ok(answers));
+        p.send(Ok(answers));
         Ok(())
     }
 
@@ -150,59 +130,27 @@ impl Question {
     /// [`QuestionError::Rejected`].
     pub fn reject(&self, request_id: &str) -> Result<(), QuestionError> {
         let p = self.take(request_id)?;
-        self.publish(rejected(&p.request));
-        let _ = p.tx.send(Err(QuestionError::Rejected));
+        self.pending.publish(rejected(&p.request));
+        p.send(Err(QuestionError::Rejected));
         Ok(())
     }
 
     /// Rejects every pending request with [`QuestionError::Disposed`] and refuses new ones.
     /// Called when the instance closes.
     pub fn dispose(&self) {
-        let mut st = self.lock();
-        st.disposed = true;
-        for p in std::mem::take(&mut st.pending) {
-            self.publish(rejected(&p.request));
-            let _ = p.tx.send(Err(QuestionError::Disposed));
-        }
+        self.pending.dispose();
     }
 
-    fn take(&self, request_id: &str) -> Result<Pending, QuestionError> {
-        let mut st = self.lock();
-        match st.pending.iter().position(|p| p.request.id == request_id) {
-            Some(index) => Ok(st.pending.remove(index)),
-            None => Err(QuestionError::NotFound {
+    fn take(
+        &self,
+        request_id: &str,
+    ) -> Result<crate::pending::Entry<QuestionRequest>, QuestionError> {
+        self.pending
+            .lock()
+            .take(request_id)
+            .ok_or_else(|| QuestionError::NotFound {
                 id: request_id.to_string(),
-            }),
-        }
-    }
-
-    fn withdraw(&self, id: &str) {
-        if let Ok(p) = self.take(id) {
-            self.publish(rejected(&p.request));
-        }
-    }
-
-    fn publish(&self, event: QuestionEvent) {
-        // No subscribers is fine: nobody is watching yet.
-        let _ = self.inner.events.send(event);
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // The state stays consistent between statements, so a poisoned lock is still usable.
-        self.inner.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Withdraws the pending request when `ask` ends early (cancelled or dropped); a no-op once it
-/// was answered, since answering removes it.
-struct Withdraw<'a> {
-    owner: &'a Question,
-    id: String,
-}
-
-impl Drop for Withdraw<'_> {
-    fn drop(&mut self) {
-        self.owner.withdraw(&self.id);
+            })
     }
 }
 
