@@ -3,7 +3,7 @@
 //! (also forwarded to the Bus), withdrawal when an asker gives up, and rejecting everything
 //! still pending when the instance closes.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use strata_graph::Scope;
 use tokio::sync::{broadcast, oneshot};
@@ -120,14 +120,20 @@ impl<R: Awaited, X> PendingRequests<R, X> {
         let _ = self.events.send(event);
     }
 
-    /// Puts every event on `bus` too, for front-ends that listen there, while `scope` lives.
-    pub(crate) fn forward_to(&self, bus: Bus, scope: &Scope) {
+    /// Ties these requests to an instance: every event also goes on `bus` (for front-ends that
+    /// listen there) while `scope` lives, and closing `scope` rejects whatever is still pending.
+    pub(crate) fn attach(self: &Arc<Self>, bus: Bus, scope: &Scope, label: &'static str)
+    where
+        X: Send + 'static,
+    {
         let mut events = self.subscribe();
         scope.spawn(async move {
             while let Ok(event) = events.recv().await {
                 bus.publish(event);
             }
         });
+        let this = self.clone();
+        scope.add_finalizer(label, move || async move { this.dispose() });
     }
 
     /// Publishes `request` as asked and adds it to `st` (the caller holds the lock, so its

@@ -151,9 +151,12 @@ async fn events_are_forwarded_to_the_bus_while_the_scope_lives() {
     let scope = Scope::new();
     let bus = Bus::new();
     let mut on_bus = bus.subscribe::<Ev>();
-    let p = Pending::new();
-    p.forward_to(bus, &scope);
+    let p = std::sync::Arc::new(Pending::new());
+    p.attach(bus, &scope, "test: reject pending");
     let _ticket = insert(&p, "a");
     assert_eq!(next(&mut on_bus).await, Ev::Asked("a".into()));
     scope.close().await;
+    // Closing the scope disposed the requests.
+    assert!(p.lock().disposed());
+    assert_eq!(p.lock().len(), 0);
 }

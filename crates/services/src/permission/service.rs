@@ -85,11 +85,9 @@ impl Permission {
     pub fn node() -> Node {
         Node::new(Tier::Instance, |(bus,): (Bus,), scope: Scope| async move {
             let permission = Permission::new();
-            permission.pending.forward_to(bus, &scope);
-            let handle = permission.clone();
-            scope.add_finalizer("Permission: reject pending requests", move || async move {
-                handle.dispose()
-            });
+            permission
+                .pending
+                .attach(bus, &scope, "Permission: reject pending requests");
             Ok::<_, BoxError>(permission)
         })
     }

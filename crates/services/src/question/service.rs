@@ -74,11 +74,9 @@ impl Question {
     pub fn node() -> Node {
         Node::new(Tier::Instance, |(bus,): (Bus,), scope: Scope| async move {
             let question = Question::new();
-            question.pending.forward_to(bus, &scope);
-            let handle = question.clone();
-            scope.add_finalizer("Question: reject pending questions", move || async move {
-                handle.dispose()
-            });
+            question
+                .pending
+                .attach(bus, &scope, "Question: reject pending questions");
             Ok::<_, BoxError>(question)
         })
     }
