@@ -6,6 +6,7 @@
 //! its first position, so the order of the `permission` map is the order keys were first seen.
 //! Each file is checked on its own, so an error names the file at fault.
 
+mod backend;
 mod mcp;
 mod parse;
 pub mod websearch;
