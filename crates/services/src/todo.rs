@@ -16,9 +16,6 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 
 use crate::bus::Bus;
 
-/// The event kind of a replaced list, on the Bus and in the session's event log.
-pub const TODO_UPDATED: &str = "todo.updated";
-
 /// One item of a todo list. `status` and `priority` are free strings on the wire; the model
 /// is told to use pending / in_progress / completed / cancelled and high / medium / low.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

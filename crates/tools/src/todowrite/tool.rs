@@ -48,8 +48,12 @@ impl Tool for TodoWrite {
     }
 
     async fn execute(&self, p: TodoWriteParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
-        cx.ask(Ask::new("todowrite", vec!["*".into()], vec!["*".into()]))
-            .await?;
+        cx.ask(Ask::new(
+            Self::PERMISSION,
+            vec!["*".into()],
+            vec!["*".into()],
+        ))
+        .await?;
         let todos: Vec<Todo> = p
             .todos
             .into_iter()

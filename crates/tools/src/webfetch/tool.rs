@@ -105,8 +105,10 @@ impl Tool for Webfetch {
         if let Some(t) = p.timeout {
             metadata["timeout"] = json!(t);
         }
-        cx.ask(Ask::new("webfetch", vec![p.url.clone()], vec!["*".into()]).metadata(metadata))
-            .await?;
+        cx.ask(
+            Ask::new(Self::PERMISSION, vec![p.url.clone()], vec!["*".into()]).metadata(metadata),
+        )
+        .await?;
         let mut response = self
             .fetch(&p.url, format, timeout, &cx, BROWSER_USER_AGENT)
             .await?;

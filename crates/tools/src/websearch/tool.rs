@@ -109,7 +109,7 @@ impl Tool for Websearch {
         let mut ask_meta = arguments.clone();
         ask_meta.insert("provider".into(), json!(PROVIDER));
         cx.ask(
-            Ask::new("websearch", vec![p.query.clone()], vec!["*".into()])
+            Ask::new(Self::PERMISSION, vec![p.query.clone()], vec!["*".into()])
                 .metadata(Value::Object(ask_meta)),
         )
         .await?;
