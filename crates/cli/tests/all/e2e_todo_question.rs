@@ -137,8 +137,8 @@ fn ask_pizza() -> Vec<Turn> {
 
 #[test]
 fn a_terminal_answers_questions_with_numbers_several_choices_and_free_text() {
-    // The pseudo-terminal comes from util-linux's `script`.
-    strata_testkit::require_external!("script", "apt-get install util-linux");
+    // The pseudo-terminal comes from `script` (Debian package bsdutils).
+    strata_testkit::require_external!("script", "apt-get install bsdutils");
     let p = Project::new();
     let server = ModelServer::start(ask_pizza());
     let args = ["run", "--model", MODEL, "order a pizza"];
@@ -172,8 +172,8 @@ fn a_terminal_answers_questions_with_numbers_several_choices_and_free_text() {
 
 #[test]
 fn dismissing_a_question_on_a_terminal_stops_the_run() {
-    // The pseudo-terminal comes from util-linux's `script`.
-    strata_testkit::require_external!("script", "apt-get install util-linux");
+    // The pseudo-terminal comes from `script` (Debian package bsdutils).
+    strata_testkit::require_external!("script", "apt-get install bsdutils");
     let p = Project::new();
     let server = ModelServer::start(ask_pizza());
     let args = ["run", "--model", MODEL, "order a pizza"];
@@ -189,24 +189,18 @@ fn dismissing_a_question_on_a_terminal_stops_the_run() {
 
 #[test]
 fn without_a_terminal_or_with_json_output_question_is_not_offered() {
-    // The pseudo-terminal comes from util-linux's `script`.
-    strata_testkit::require_external!("script", "apt-get install util-linux");
     let p = Project::new();
     let server = ModelServer::start(vec![Turn::text("hi"), Turn::text("hi"), Turn::text("hi")]);
+    let no_question = |server: &ModelServer| {
+        for request in server.requests() {
+            let tools = offered(&request);
+            assert!(!tools.contains(&"question".to_string()), "{tools:?}");
+            assert!(tools.contains(&"todowrite".to_string()), "{tools:?}");
+        }
+    };
     run(&p, &server, &["hello"]).expect_code(0);
     run(&p, &server, &["--format", "json", "--yes", "hello"]).expect_code(0);
-    let json_on_tty = on_tty(
-        &p,
-        &server,
-        &["run", "--model", MODEL, "--format", "json", "hello"],
-        "",
-    );
-    json_on_tty.expect_code(0);
-    for request in server.requests() {
-        let tools = offered(&request);
-        assert!(!tools.contains(&"question".to_string()), "{tools:?}");
-        assert!(tools.contains(&"todowrite".to_string()), "{tools:?}");
-    }
+    no_question(&server);
     // `strata tools` lists the surface of a run without a terminal unless asked otherwise.
     let listed = p.strata(&["tools"]);
     listed.expect_code(0);
@@ -217,12 +211,23 @@ fn without_a_terminal_or_with_json_output_question_is_not_offered() {
         interactive.stdout.starts_with("question "),
         "{interactive:#?}"
     );
+    // JSON output on a terminal: the pseudo-terminal comes from `script` (Debian package
+    // bsdutils); the checks above need none.
+    strata_testkit::require_external!("script", "apt-get install bsdutils");
+    let json_on_tty = on_tty(
+        &p,
+        &server,
+        &["run", "--model", MODEL, "--format", "json", "hello"],
+        "",
+    );
+    json_on_tty.expect_code(0);
+    no_question(&server);
 }
 
 #[test]
-fn strata_tool_question_asks_on_a_terminal_and_is_dismissed_without_one() {
-    // The pseudo-terminal comes from util-linux's `script`.
-    strata_testkit::require_external!("script", "apt-get install util-linux");
+fn strata_tool_question_asks_on_a_terminal() {
+    // The pseudo-terminal comes from `script` (Debian package bsdutils).
+    strata_testkit::require_external!("script", "apt-get install bsdutils");
     let p = Project::new();
     let args = pizza().to_string();
     let answered = p.strata_on_tty(&["tool", "question", &args], "3\n1\n");
@@ -233,6 +238,12 @@ fn strata_tool_question_asks_on_a_terminal_and_is_dismissed_without_one() {
             .contains(r#""Which toppings?"="Basil", "Which crust?"="Thin""#),
         "{answered:#?}"
     );
+}
+
+#[test]
+fn strata_tool_question_is_dismissed_without_a_terminal() {
+    let p = Project::new();
+    let args = pizza().to_string();
     let alone = p.strata(&["tool", "question", &args]);
     alone.expect_code(1);
     assert!(alone.stderr.contains("no terminal"), "{alone:#?}");
