@@ -163,8 +163,50 @@ impl TestClock {
     }
 }
 
+/// The civil date (UTC) of `ms` milliseconds since the epoch: (year, month 1-12, day 1-31).
+pub fn civil_date(ms: i64) -> (i64, u32, u32) {
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = ms.div_euclid(86_400_000) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    // Both are in range by construction: day 1..=31, month 1..=12.
+    (year, day_or_month(month), day_or_month(day))
+}
+
+fn day_or_month(n: i64) -> u32 {
+    u32::try_from(n).unwrap_or(0)
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`, from milliseconds since the epoch.
+pub fn utc_date(ms: i64) -> String {
+    let (year, month, day) = civil_date(ms);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Milliseconds since the epoch of `t` (negative before it).
+pub fn epoch_ms(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn dates() {
+        assert_eq!(super::utc_date(0), "1970-01-01");
+        assert_eq!(super::utc_date(951_782_400_000), "2000-02-29");
+        assert_eq!(super::utc_date(1_767_225_600_000), "2026-01-01");
+        assert_eq!(super::civil_date(-1), (1969, 12, 31));
+    }
+
     use super::*;
     use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -64,22 +64,6 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Today's date (UTC) as `YYYY-MM-DD`, from milliseconds since the epoch.
-pub fn utc_date(ms: i64) -> String {
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let days = ms.div_euclid(86_400_000);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,12 +90,5 @@ mod tests {
         ));
         assert!(section.ends_with("</skill>\n</available_skills>"));
         assert_eq!(skills_section(&[]), None);
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(utc_date(0), "1970-01-01");
-        assert_eq!(utc_date(951_782_400_000), "2000-02-29");
-        assert_eq!(utc_date(1_767_225_600_000), "2026-01-01");
     }
 }

@@ -175,7 +175,7 @@ impl Runner {
         let mut system = super::prompt::system_prompt(
             &s.info,
             &self.model.id,
-            &super::prompt::utc_date(now_ms()),
+            &strata_services::clock::utc_date(now_ms()),
         );
         // The skills reach the model here, not in the tool's description, which stays stable.
         if surface.iter().any(|t| t.id == "skill")

@@ -5,9 +5,10 @@ use std::path::Path;
 
 use serde_json::Value;
 use strata_agent::events::session_json;
-use strata_agent::session::{export, prompt::utc_date};
+use strata_agent::session::export;
 use strata_agent::store::{Role, Store};
 use strata_protocol::{AssistantMessage, PartData};
+use strata_services::clock::utc_date;
 use strata_services::flags::RuntimeFlags;
 use strata_services::todo::Todo;
 

@@ -1,11 +1,12 @@
 //! The `websearch` Tool implementation: permission, the JSON-RPC request and its answer.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value, json};
 use strata_services::clock::Clock;
+use strata_services::clock::{civil_date, epoch_ms};
 use strata_services::config::{Config, SearchBackend};
 use strata_services::flags::RuntimeFlags;
 use strata_services::http::{HttpClient, HttpError, RequestOptions};
@@ -193,19 +194,7 @@ fn with_key(endpoint: &str, key: Option<&str>) -> Result<String, ToolError> {
 
 /// The calendar year of `t` (UTC), for the description.
 fn year_of(t: SystemTime) -> i64 {
-    let secs = match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-        Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
-    };
-    // Howard Hinnant's days-to-civil algorithm, reduced to the year.
-    let z = secs.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let year = yoe + era * 400;
-    if mp >= 10 { year + 1 } else { year }
+    civil_date(epoch_ms(t)).0
 }
 
 #[cfg(test)]
@@ -214,7 +203,7 @@ mod tests {
 
     #[test]
     fn years_from_timestamps() {
-        let at = |s: u64| year_of(UNIX_EPOCH + Duration::from_secs(s));
+        let at = |s: u64| year_of(std::time::UNIX_EPOCH + Duration::from_secs(s));
         assert_eq!(at(0), 1970);
         assert_eq!(at(951_782_400), 2000); // 2000-02-29
         assert_eq!(at(1_735_689_599), 2024); // 2024-12-31 23:59:59
