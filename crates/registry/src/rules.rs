@@ -21,9 +21,8 @@ pub fn agent_ruleset(
     let truncation_dir = flags.tool_output_dir();
     let temp = flags.temp_dir.join("strata");
     let defaults = default_rules(&truncation_dir, &temp, &skills.dirs());
-    let home = dirs::home_dir().unwrap_or_default();
     let user = match &config.data().permission {
-        Some(map) => from_config(map, &home)?,
+        Some(map) => from_config(map, &flags.home_dir)?,
         None => Vec::new(),
     };
     Ok(match agent {

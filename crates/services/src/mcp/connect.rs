@@ -3,7 +3,7 @@
 //! server's connect timeout. Errors are one sentence for `strata mcp list` and warnings.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::sync::{Mutex, mpsc};
 
 use super::stdio::{self, Diagnostics};
-use super::subst::substitute;
+use super::subst::{Roots, substitute};
 use crate::config::{McpServer, McpTransport};
 use crate::process::{Child, ChildProcessSpawner, CommandSpec};
 
@@ -28,8 +28,19 @@ pub struct ConnectEnv {
     pub spawner: ChildProcessSpawner,
     pub http: reqwest::Client,
     pub project: PathBuf,
+    /// `~/` in `{file:~/…}` values.
+    pub home: PathBuf,
     /// Receives the name of a server that announced `notifications/tools/list_changed`.
     pub changed: mpsc::UnboundedSender<String>,
+}
+
+impl ConnectEnv {
+    fn roots(&self) -> Roots<'_> {
+        Roots {
+            project: &self.project,
+            home: &self.home,
+        }
+    }
 }
 
 /// The client side of one connection: answers the server and passes list changes on.
@@ -109,7 +120,7 @@ pub(super) async fn connect(
             environment,
             cwd,
         } => {
-            let spec = local_spec(command, environment, cwd.as_deref(), &env.project)?;
+            let spec = local_spec(command, environment, cwd.as_deref(), env.roots())?;
             let mut child = env.spawner.spawn(spec).await.map_err(|e| e.to_string())?;
             let stdin = child.stdin().ok_or("its stdin could not be opened")?;
             let (stdout, diag, pump) = stdio::split(child.output());
@@ -127,7 +138,7 @@ pub(super) async fn connect(
             (conn, diag)
         }
         McpTransport::Remote { url, headers } => {
-            let config = remote_config(url, headers, &env.project)?;
+            let config = remote_config(url, headers, env.roots())?;
             let transport = StreamableHttpClientTransport::with_client(env.http.clone(), config);
             let running = tokio::time::timeout(limit, handler.serve(transport))
                 .await
@@ -154,16 +165,16 @@ fn local_spec(
     command: &[String],
     environment: &[(String, String)],
     cwd: Option<&str>,
-    project: &Path,
+    roots: Roots<'_>,
 ) -> Result<CommandSpec, String> {
     let argv = command
         .iter()
-        .map(|a| substitute(a, project))
+        .map(|a| substitute(a, roots))
         .collect::<Result<Vec<_>, _>>()?;
     let (program, args) = argv.split_first().ok_or("its `command` is empty")?;
     let dir = match cwd {
-        Some(c) => project.join(substitute(c, project)?),
-        None => project.to_path_buf(),
+        Some(c) => roots.project.join(substitute(c, roots)?),
+        None => roots.project.to_path_buf(),
     };
     let mut spec = CommandSpec::new(program)
         .args(args)
@@ -171,7 +182,7 @@ fn local_spec(
         .stdin_piped()
         .kill_grace(STOP_GRACE);
     for (k, v) in environment {
-        spec = spec.env(k, substitute(v, project)?);
+        spec = spec.env(k, substitute(v, roots)?);
     }
     Ok(spec)
 }
@@ -179,17 +190,17 @@ fn local_spec(
 fn remote_config(
     url: &str,
     headers: &[(String, String)],
-    project: &Path,
+    roots: Roots<'_>,
 ) -> Result<StreamableHttpClientTransportConfig, String> {
     let mut map = HashMap::new();
     for (k, v) in headers {
         let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
             .map_err(|e| format!("header `{k}` is not a valid header name: {e}"))?;
-        let value = reqwest::header::HeaderValue::from_str(&substitute(v, project)?)
+        let value = reqwest::header::HeaderValue::from_str(&substitute(v, roots)?)
             .map_err(|e| format!("header `{k}` has a value that cannot be sent: {e}"))?;
         map.insert(name, value);
     }
-    let url = substitute(url, project)?;
+    let url = substitute(url, roots)?;
     Ok(StreamableHttpClientTransportConfig::with_uri(url).custom_headers(map))
 }
 

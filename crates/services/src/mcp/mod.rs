@@ -24,6 +24,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 use tokio::sync::mpsc;
 
 use crate::config::{Config, McpServer};
+use crate::flags::RuntimeFlags;
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
 use crate::process::ChildProcessSpawner;
@@ -102,11 +103,12 @@ impl Mcp {
     pub fn node() -> Node {
         Node::new(
             Tier::Instance,
-            |(info, config, spawner, http): (
+            |(info, config, spawner, http, flags): (
                 InstanceInfo,
                 Config,
                 ChildProcessSpawner,
                 HttpClient,
+                RuntimeFlags,
             ),
              scope: Scope| async move {
                 let (changed, rx) = mpsc::unbounded_channel();
@@ -114,6 +116,7 @@ impl Mcp {
                     spawner,
                     http: http.client(),
                     project: info.directory.clone(),
+                    home: flags.home_dir.clone(),
                     changed,
                 };
                 let mcp =

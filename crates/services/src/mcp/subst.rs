@@ -5,10 +5,18 @@
 
 use std::path::Path;
 
-/// Replaces every `{env:NAME}` and `{file:PATH}` in `value`. Relative paths are taken from
-/// `base` (the project directory); `~/` is the home directory. A file's trailing newline is
+/// Where `{file:…}` paths are taken from.
+#[derive(Debug, Clone, Copy)]
+pub struct Roots<'a> {
+    /// Relative paths start here (the project directory).
+    pub project: &'a Path,
+    /// `~/` is this directory (the runtime flags' home, so tests never read the real one).
+    pub home: &'a Path,
+}
+
+/// Replaces every `{env:NAME}` and `{file:PATH}` in `value`. A file's trailing newline is
 /// dropped.
-pub fn substitute(value: &str, base: &Path) -> Result<String, String> {
+pub fn substitute(value: &str, roots: Roots<'_>) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find('{') {
@@ -22,7 +30,7 @@ pub fn substitute(value: &str, base: &Path) -> Result<String, String> {
         if let Some(name) = token.strip_prefix("env:") {
             out.push_str(&std::env::var(name.trim()).unwrap_or_default());
         } else if let Some(path) = token.strip_prefix("file:") {
-            out.push_str(&read(path.trim(), base)?);
+            out.push_str(&read(path.trim(), roots)?);
         } else {
             out.push_str(&tail[..=end]);
         }
@@ -32,10 +40,10 @@ pub fn substitute(value: &str, base: &Path) -> Result<String, String> {
     Ok(out)
 }
 
-fn read(path: &str, base: &Path) -> Result<String, String> {
+fn read(path: &str, roots: Roots<'_>) -> Result<String, String> {
     let full = match path.strip_prefix("~/") {
-        Some(rest) => dirs::home_dir().unwrap_or_default().join(rest),
-        None => base.join(path),
+        Some(rest) => roots.home.join(rest),
+        None => roots.project.join(path),
     };
     // Config-time read of a small secret file, like the config files themselves.
     let text = std::fs::read_to_string(&full).map_err(|e| {
@@ -51,22 +59,36 @@ fn read(path: &str, base: &Path) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    fn roots(dir: &Path) -> Roots<'_> {
+        Roots {
+            project: dir,
+            home: dir,
+        }
+    }
+
     #[test]
     fn env_and_file_values_are_substituted() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("token"), "s3cret\n").unwrap();
         let home = std::env::var("HOME").unwrap_or_default();
-        let got = substitute("Bearer {file:token} at {env:HOME}", dir.path()).unwrap();
+        let got = substitute("Bearer {file:token} at {env:HOME}", roots(dir.path())).unwrap();
         assert_eq!(got, format!("Bearer s3cret at {home}"));
+        // `~/` is the roots' home, not the process's.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let in_home = Roots {
+            project: elsewhere.path(),
+            home: dir.path(),
+        };
+        assert_eq!(substitute("{file:~/token}", in_home).unwrap(), "s3cret");
         assert_eq!(
-            substitute("{env:STRATA_SURELY_UNSET_VAR}x", dir.path()).unwrap(),
+            substitute("{env:STRATA_SURELY_UNSET_VAR}x", roots(dir.path())).unwrap(),
             "x"
         );
         assert_eq!(
-            substitute("{other} {env:", dir.path()).unwrap(),
+            substitute("{other} {env:", roots(dir.path())).unwrap(),
             "{other} {env:"
         );
-        let err = substitute("{file:missing}", dir.path()).unwrap_err();
+        let err = substitute("{file:missing}", roots(dir.path())).unwrap_err();
         assert!(
             err.contains("missing") && err.contains("{file:missing}"),
             "{err}"
