@@ -315,3 +315,27 @@ async fn the_tool_output_config_limits_apply_to_bash() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn the_tool_output_byte_limit_applies_to_bash() {
+    TestInstance::builder()
+        .config(json!({"tool_output": {"max_bytes": 200}}))
+        .run(|t| async move {
+            let r = t
+                .call("bash", json!({"command": "seq 1 1000"}))
+                .await
+                .unwrap();
+            assert_eq!(r.metadata["truncated"], true);
+            let path = r.metadata["outputPath"].as_str().unwrap().to_string();
+            // The kept tail follows the pointer lines: the last lines that fit in 200 bytes.
+            let (pointer, tail) = r.output.rsplit_once("\n\n").unwrap();
+            assert!(pointer.contains(&path), "{pointer}");
+            assert!(tail.len() <= 200, "{} bytes kept: {tail:?}", tail.len());
+            assert!(tail.trim_end().ends_with("999\n1000"), "{tail:?}");
+            assert!(!tail.contains("\n900\n"), "{tail:?}");
+            let saved = std::fs::read_to_string(&path).unwrap();
+            let all: String = (1..=1000).map(|i| format!("{i}\n")).collect();
+            assert_eq!(saved, all, "the saved file holds the whole output");
+        })
+        .await;
+}
