@@ -408,3 +408,42 @@ async fn a_backend_tool_shows_only_when_config_configures_its_backend() {
         ["read"]
     );
 }
+
+/// The declarations themselves, pinned apart from the filter that reads them (the tests above
+/// derive their expectations from these, so a wrong declaration would pass them).
+#[test]
+fn the_built_in_declarations() {
+    let defs = strata_tools::builtin();
+    let ids_where = |pred: &dyn Fn(&ToolDef) -> bool| -> Vec<&str> {
+        defs.iter().filter(|d| pred(d)).map(|d| d.id).collect()
+    };
+    assert_eq!(
+        ids_where(&|d| d.visibility == Visibility::PatchModels),
+        ["apply_patch"]
+    );
+    assert_eq!(
+        ids_where(&|d| d.visibility == Visibility::NonPatchModels),
+        ["edit", "write"]
+    );
+    assert_eq!(
+        ids_where(&|d| d.visibility == Visibility::Flag(Flag::ExperimentalLspTool)),
+        ["lsp"]
+    );
+    assert_eq!(
+        ids_where(&|d| d.visibility == Visibility::Backend("websearch")),
+        ["websearch"]
+    );
+    assert_eq!(
+        ids_where(&|d| d.visibility == Visibility::Never),
+        ["invalid"]
+    );
+    let mut edit = ids_where(&|d| d.permission == "edit");
+    edit.sort_unstable();
+    assert_eq!(edit, ["apply_patch", "edit", "write"]);
+    // Every other tool is checked under its own id.
+    assert!(
+        defs.iter()
+            .filter(|d| d.permission != "edit")
+            .all(|d| d.permission == d.id)
+    );
+}
