@@ -25,6 +25,13 @@ impl Attachment {
             filename,
         }
     }
+
+    /// A file attachment of raw `bytes` (base64-encoded into the data URL).
+    pub fn from_bytes(mime: impl Into<String>, bytes: &[u8], filename: Option<String>) -> Self {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+        Self::file(mime, &b64, filename)
+    }
 }
 
 /// `{ title, output, metadata, attachments }`: `output` is what the model sees.

@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine;
 use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -242,14 +241,13 @@ impl Read {
         } else {
             "Image"
         };
-        let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
         let filename = path.file_name().map(|n| n.to_string_lossy().into_owned());
         Ok(
             ToolResult::new(title, format!("{what} read and attached to this message."))
                 .meta("preview", format!("{what} read and attached."))
                 .meta("truncated", false)
                 .meta("loaded", json!([]))
-                .attach(Attachment::file(mime, &b64, filename)),
+                .attach(Attachment::from_bytes(mime, &bytes, filename)),
         )
     }
 

@@ -2,7 +2,6 @@
 
 use std::time::Duration;
 
-use base64::Engine;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -138,10 +137,9 @@ impl Tool for Webfetch {
             .to_ascii_lowercase();
         let title = format!("{} ({content_type})", p.url);
         if mime.starts_with("image/") && !NOT_ATTACHED.contains(&mime.as_str()) {
-            let b64 = base64::engine::general_purpose::STANDARD.encode(&response.body);
             return Ok(
                 ToolResult::new(title, "Image fetched and attached to this message.")
-                    .attach(Attachment::file(mime, &b64, None)),
+                    .attach(Attachment::from_bytes(mime, &response.body, None)),
             );
         }
         let body = into_text(response);
