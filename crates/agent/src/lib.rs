@@ -4,16 +4,20 @@
 //! - [`store`]: sessions, messages, parts and their numbered events.
 //! - [`session`]: the agent loop and its parts; [`events`]: what front-ends hear.
 //! - [`todos`]: session todo lists kept in the store.
+//! - [`owned`]: which process runs a session and which process groups its tools started;
+//!   [`recover`]: closing what a killed process left behind.
 //! - [`production`]: the registry's production graph plus the [`Store`](store::Store) and the
 //!   todo lists kept in it.
 
 pub mod doom;
 pub mod events;
+pub mod owned;
 pub mod provider;
+pub mod recover;
 pub mod session;
 pub mod store;
 pub mod todos;
 
 mod production;
 
-pub use production::{production, store_node};
+pub use production::{production, recording_spawner_node, store_node};

@@ -2,8 +2,11 @@
 
 use strata_graph::{BoxError, Graph, Node, Scope, Tier};
 use strata_services::flags::RuntimeFlags;
+use strata_services::process::ChildProcessSpawner;
 use strata_services::todo::Todos;
 
+use crate::owned::RecordingSpawner;
+use crate::store::Store;
 use crate::todos::todos_node;
 
 /// The global-tier node opening `<data dir>/strata.db`.
@@ -16,12 +19,33 @@ pub fn store_node() -> Node {
     )
 }
 
+/// The global-tier spawner that records the process groups tools start in the store, so
+/// that those left behind by a killed process can be ended later (see `recover`).
+pub fn recording_spawner_node() -> Node {
+    Node::new(
+        Tier::Global,
+        |(store,): (Store,), _scope: Scope| async move {
+            Ok::<_, BoxError>(ChildProcessSpawner::new(RecordingSpawner::new(
+                ChildProcessSpawner::live(),
+                store,
+            )))
+        },
+    )
+}
+
 /// Everything the CLI runs: tools, services and the session store, which also keeps the
-/// session todo lists (in place of the tools-only graph's throwaway ones).
+/// session todo lists (in place of the tools-only graph's throwaway ones) and the process
+/// groups tools start.
 pub fn production() -> Graph {
     let mut graph = strata_registry::production().with(store_node());
     if graph.replace::<Todos>(todos_node()).is_err() {
         graph.add(todos_node());
+    }
+    if graph
+        .replace::<ChildProcessSpawner>(recording_spawner_node())
+        .is_err()
+    {
+        graph.add(recording_spawner_node());
     }
     graph
 }

@@ -4,6 +4,7 @@ mod args;
 mod ask;
 mod cmd;
 mod render;
+mod signals;
 
 use std::process::ExitCode;
 

@@ -27,6 +27,7 @@ pub mod prompt;
 pub mod record;
 pub mod runner;
 pub mod schedule;
+mod spans;
 pub mod step;
 pub mod step_message;
 

@@ -16,6 +16,7 @@ use strata_services::permission::Ruleset;
 use strata_tools::ErasedTool;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::execute::{self, CallEnd, CallEnv, CallOutcome};
 use super::history::chat_history;
@@ -138,8 +139,25 @@ impl Runner {
     }
 
     /// Adds `message` to session `session_id` and runs the loop until it ends. Every change
-    /// is stored with its event and forwarded to `sink`.
+    /// is stored with its event and forwarded to `sink`. What a killed earlier run left in the
+    /// session is closed first, and this process is recorded as the run's owner meanwhile.
     pub async fn run(
+        &self,
+        session_id: &str,
+        message: &str,
+        cancel: CancellationToken,
+        sink: Option<UnboundedSender<LoopEvent>>,
+    ) -> Result<RunReport, RunError> {
+        let store = &self.services.store;
+        crate::recover::recover_session(store, session_id)?;
+        let _owner = crate::owned::RunGuard::begin(store, session_id)?;
+        let span = super::spans::turn(session_id, &self.options.agent, &self.model.id);
+        self.run_turn(session_id, message, cancel, sink)
+            .instrument(span)
+            .await
+    }
+
+    async fn run_turn(
         &self,
         session_id: &str,
         message: &str,
@@ -218,11 +236,14 @@ impl Runner {
                 break RunOutcome::StepLimit { steps };
             }
             steps += 1;
+            let step_span = super::spans::step(session_id, steps);
             let mut attempt = 0;
             let end = loop {
                 let history = chat_history(&s.store.messages(session_id)?);
                 let will_retry = attempt < opts.max_retries;
-                let end = run_step(&step_env, history, will_retry).await?;
+                let end = run_step(&step_env, history, will_retry)
+                    .instrument(step_span.clone())
+                    .await?;
                 match &end {
                     StepEnd::Broken(e) if will_retry && e.retryable() && !cancel.is_cancelled() => {
                         attempt += 1;
@@ -263,7 +284,9 @@ impl Runner {
             if !step_text.is_empty() {
                 text = step_text;
             }
-            let results = run_calls(&call_env, message.id(), calls).await?;
+            let results = run_calls(&call_env, message.id(), calls)
+                .instrument(step_span)
+                .await?;
             message.finish(&rec, &reason, usage)?;
             if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
                 break RunOutcome::Cancelled;

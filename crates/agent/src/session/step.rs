@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use strata_protocol::part::TextPart;
 use strata_protocol::tool::ToolPart;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::accumulate::{Change, StepAccumulator};
 use super::parts::{self, ModelRef};
@@ -80,7 +81,9 @@ pub async fn run_step(
         tools: env.tools.to_vec(),
         max_tokens: None,
     };
-    let result = stream(env, request, &mut driver).await?;
+    let result = stream(env, request, &mut driver)
+        .instrument(super::spans::model_request(env))
+        .await?;
     Ok(match result {
         Ok((reason, usage)) => StepEnd::Finished {
             message,

@@ -69,6 +69,31 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session_id, position)
     ) WITHOUT ROWID;
     ",
+    // 3: which process owns each run, and the process groups a process's tools started, so
+    // the parts and processes left behind by a killed run can be found and ended.
+    "
+    CREATE TABLE runs (
+        id          INTEGER PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES sessions(id),
+        pid         INTEGER NOT NULL,
+        start_ticks INTEGER NOT NULL,
+        boot_id     TEXT NOT NULL,
+        started_ms  INTEGER NOT NULL,
+        ended_ms    INTEGER
+    );
+    CREATE INDEX runs_open ON runs(session_id) WHERE ended_ms IS NULL;
+
+    CREATE TABLE process_groups (
+        owner_pid          INTEGER NOT NULL,
+        owner_start_ticks  INTEGER NOT NULL,
+        boot_id            TEXT NOT NULL,
+        pgid               INTEGER NOT NULL,
+        leader_start_ticks INTEGER NOT NULL,
+        command            TEXT NOT NULL,
+        started_ms         INTEGER NOT NULL,
+        PRIMARY KEY (owner_pid, owner_start_ticks, boot_id, pgid)
+    ) WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes.

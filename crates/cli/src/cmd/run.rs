@@ -5,7 +5,7 @@
 //! session is new, the directory's last one (`--continue`) or a given one (`--session`).
 //! Exit codes: 0 the model finished, 1 the run failed or stopped (a model error, a refused
 //! permission, a dismissed question, the step budget), 2 usage errors, 130 cancelled with
-//! Ctrl-C. Questions are put to the user only on a terminal with the default format; other
+//! Ctrl-C, 143 by SIGTERM, 129 by SIGHUP. Questions are put to the user only on a terminal with the default format; other
 //! runs deny the `question` permission, so the model is not offered the tool.
 
 use std::sync::Arc;
@@ -142,17 +142,21 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
     let runner = Runner::new(services, model, options);
     let run = runner.run(&session.id, message, cancel.clone(), Some(sink));
     tokio::pin!(run);
-    let result = tokio::select! {
-        result = &mut run => result,
-        Ok(()) = tokio::signal::ctrl_c() => {
+    // SIGTERM and SIGHUP cancel like Ctrl-C, so the tool's process group is stopped too.
+    let (result, signal) = tokio::select! {
+        result = &mut run => (result, None),
+        signal = crate::signals::interrupted() => {
             cancel.cancel();
-            run.await
+            (run.await, Some(signal))
         }
     };
     // The loop dropped its sender: the front-end drains what is left and ends.
     let _ = frontend.await;
     match result {
-        Ok(report) => outcome_code(&report, args.format),
+        Ok(report) => match (outcome_code(&report, args.format), signal) {
+            (CANCELLED, Some(signal)) => signal.exit_code(),
+            (code, _) => code,
+        },
         Err(e) => {
             eprintln!("strata: {e}");
             1

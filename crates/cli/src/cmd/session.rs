@@ -23,6 +23,12 @@ pub(super) async fn session(cmd: SessionCommand) -> u8 {
             return 1;
         }
     };
+    // What a killed run left mid-call is closed first, so no part shows `running` forever.
+    if let SessionCommand::Show { id } | SessionCommand::Export { id } = &cmd
+        && let Err(e) = strata_agent::recover::recover_session(&store, id)
+    {
+        eprintln!("strata: could not close what an interrupted run left in session {id}: {e}");
+    }
     let result = match cmd {
         SessionCommand::List { dir, format } => list(&store, dir.as_deref(), format),
         SessionCommand::Show { id } => show(&store, &id),

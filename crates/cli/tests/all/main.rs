@@ -13,6 +13,7 @@ mod common;
 mod e2e_run;
 mod e2e_run_session;
 mod e2e_run_support;
+mod e2e_signals;
 mod e2e_skills;
 mod e2e_todo_question;
 mod e2e_web;

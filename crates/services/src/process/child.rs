@@ -59,6 +59,8 @@ pub struct Child {
     outcome: Option<Outcome>,
     /// The leader was reaped while stopping the group (by a wait that was then abandoned).
     leader_reaped: bool,
+    /// Run once the child is dropped (after its group is stopped when it was unfinished).
+    on_drop: Option<Box<dyn FnOnce() + Send + Sync>>,
 }
 
 impl Child {
@@ -85,7 +87,13 @@ impl Child {
             output: Some(rx),
             outcome: None,
             leader_reaped: false,
+            on_drop: None,
         }
+    }
+
+    /// Runs `f` when this child is dropped, e.g. to forget a record of its process group.
+    pub fn on_drop(&mut self, f: impl FnOnce() + Send + Sync + 'static) {
+        self.on_drop = Some(Box::new(f));
     }
 
     /// Whether the process itself has ended (its group may live on), without waiting. The
@@ -224,6 +232,9 @@ impl Drop for Child {
         // names this child's group only while some member lives.
         if self.outcome.is_none() && (!self.leader_reaped || self.group.alive()) {
             self.group.signal(Signal::SIGKILL);
+        }
+        if let Some(f) = self.on_drop.take() {
+            f();
         }
     }
 }

@@ -8,6 +8,7 @@
 mod child;
 mod error;
 mod group;
+mod identity;
 mod live;
 mod spec;
 
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use child::{Child, Chunk, Outcome, Pipe};
 pub use error::ProcessError;
+pub use identity::{ProcessIdentity, end_orphan_group};
 pub use spec::{CommandSpec, DEFAULT_KILL_GRACE};
 
 /// What a spawner implementation provides.

@@ -1,0 +1,197 @@
+//! Recovery after a run was killed (SIGKILL, a crash, a power cut): the tool parts it left
+//! `pending` or `running` are closed as errors saying the run was interrupted, and the process
+//! groups its tools started are ended.
+//!
+//! A run's owner is recorded as a [`ProcessIdentity`] (pid, start time, boot), so an owner
+//! that still runs — in this process or another — is never touched, even when its pid was
+//! reused. Callers: opening a session to resume, show or export it ([`recover_session`]), and
+//! a server at start-up for every session ([`recover_all`]).
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+use strata_protocol::event::{SessionStatus, StatusEvent};
+use strata_protocol::part::PartData;
+use strata_protocol::tool::{Failed, Span, ToolPart, ToolState};
+use strata_services::process::{ProcessIdentity, end_orphan_group};
+
+use crate::events::kinds;
+use crate::store::{Store, StoreError, now_ms};
+
+/// What the model and the user read on a call whose run was killed.
+pub const INTERRUPTED: &str = "The run was interrupted before this call finished (its process \
+     ended unexpectedly). Its result is unknown; check its effects and run it again if needed.";
+
+/// What a recovery did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Recovery {
+    /// Runs whose owner was gone, now marked ended.
+    pub dead_runs: usize,
+    /// Tool parts closed as interrupted.
+    pub closed_parts: usize,
+    /// Process groups of dead owners that were signalled.
+    pub ended_groups: usize,
+}
+
+/// Recovers session `session_id` if a dead process left it mid-run. Safe to call on every
+/// open: it changes nothing while the session's runs are alive or ended cleanly.
+pub fn recover_session(store: &Store, session_id: &str) -> Result<Recovery, StoreError> {
+    let runs = store.open_runs(Some(session_id))?;
+    let (dead, live): (Vec<_>, Vec<_>) = runs.into_iter().partition(|r| !owner_alive(&r.owner));
+    let mut out = Recovery::default();
+    if dead.is_empty() {
+        return Ok(out);
+    }
+    let owners: BTreeSet<_> = dead.iter().map(|r| owner_key(&r.owner)).collect();
+    out.ended_groups = end_groups_of(store, |o| owners.contains(&owner_key(o)))?;
+    // A live run in another process owns whatever it started; only older parts are orphans.
+    let before = live.iter().map(|r| r.started_ms).min();
+    out.closed_parts = close_parts(store, session_id, before)?;
+    if out.closed_parts > 0 {
+        let status = StatusEvent {
+            session_id: session_id.to_string(),
+            status: SessionStatus::Idle,
+        };
+        let data = serde_json::to_value(&status).unwrap_or(Value::Null);
+        store.record_event(session_id, kinds::SESSION_STATUS, data)?;
+    }
+    for run in &dead {
+        store.end_run(run.id)?;
+    }
+    out.dead_runs = dead.len();
+    Ok(out)
+}
+
+/// [`recover_session`] for every session with a run whose owner is gone, and ends the
+/// process groups of every dead owner (also those of `strata tool` processes, which have no
+/// run). For a server at start-up.
+pub fn recover_all(store: &Store) -> Result<Recovery, StoreError> {
+    let mut out = Recovery {
+        ended_groups: end_groups_of(store, |o| !owner_alive(o))?,
+        ..Recovery::default()
+    };
+    let sessions: BTreeSet<String> = store
+        .open_runs(None)?
+        .into_iter()
+        .filter(|r| !owner_alive(&r.owner))
+        .map(|r| r.session_id)
+        .collect();
+    for session in sessions {
+        let one = recover_session(store, &session)?;
+        out.dead_runs += one.dead_runs;
+        out.closed_parts += one.closed_parts;
+        out.ended_groups += one.ended_groups;
+    }
+    Ok(out)
+}
+
+fn owner_alive(owner: &ProcessIdentity) -> bool {
+    // This process is alive by definition, even where `/proc` cannot be read.
+    ProcessIdentity::current().is_some_and(|me| me == *owner) || owner.is_alive()
+}
+
+fn owner_key(o: &ProcessIdentity) -> (u32, u64, String) {
+    (o.pid, o.start_ticks, o.boot_id.clone())
+}
+
+/// Ends and forgets the recorded groups whose owner `dead` picks; returns how many were
+/// signalled.
+fn end_groups_of(
+    store: &Store,
+    dead: impl Fn(&ProcessIdentity) -> bool,
+) -> Result<usize, StoreError> {
+    let mut ended = 0;
+    for g in store.recorded_groups()? {
+        if !dead(&g.owner) {
+            continue;
+        }
+        if end_orphan_group(g.pgid, g.leader_start_ticks, &g.owner.boot_id) {
+            tracing::info!(pgid = g.pgid, command = %g.command, "ended a process group left by a killed run");
+            ended += 1;
+        }
+        store.forget_group(&g.owner, g.pgid)?;
+    }
+    Ok(ended)
+}
+
+/// Closes the session's unfinished tool parts (of messages created before `before`, when
+/// given) as interrupted; each with its `message.part.updated` event.
+fn close_parts(store: &Store, session_id: &str, before: Option<i64>) -> Result<usize, StoreError> {
+    let now = now_ms();
+    let mut closed = 0;
+    for (message, parts) in store.messages(session_id)? {
+        if before.is_some_and(|b| message.created_ms >= b) {
+            continue;
+        }
+        for part in parts {
+            let Some(PartData::Tool(tool)) = PartData::of(&part) else {
+                continue;
+            };
+            let Some(closed_part) = interrupted(&tool, now) else {
+                continue;
+            };
+            let data = PartData::Tool(Box::new(closed_part));
+            store.upsert_part_with_event(
+                session_id,
+                &message.id,
+                Some(&part.id),
+                data.kind(),
+                data.to_value(),
+            )?;
+            closed += 1;
+        }
+    }
+    Ok(closed)
+}
+
+/// The error state of an unfinished call; `None` for a finished one.
+fn interrupted(tool: &ToolPart, now: i64) -> Option<ToolPart> {
+    let (input, start, mut metadata) = match &tool.state {
+        ToolState::Pending(p) => {
+            let mut m = Map::new();
+            m.insert("raw".into(), Value::String(p.raw.clone()));
+            (p.input.clone(), now, m)
+        }
+        ToolState::Running(r) => (
+            r.input.clone(),
+            r.time.start,
+            r.metadata.clone().unwrap_or_default(),
+        ),
+        ToolState::Completed(_) | ToolState::Error(_) => return None,
+    };
+    metadata.insert("interrupted".into(), Value::Bool(true));
+    Some(ToolPart::with(
+        &tool.call_id,
+        &tool.tool,
+        ToolState::Error(Failed {
+            input,
+            error: INTERRUPTED.to_string(),
+            time: Span { start, end: now },
+            metadata: Some(metadata),
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_unfinished_calls_are_closed_and_keep_their_input() {
+        let running = ToolPart::from_value(&serde_json::json!({
+            "callID": "c1", "tool": "bash",
+            "state": {"status": "running", "input": {"command": "sleep 9"}, "time": {"start": 5}}
+        }))
+        .unwrap();
+        let closed = interrupted(&running, 9).unwrap();
+        assert_eq!(closed.state.status(), "error");
+        assert_eq!(closed.state.input()["command"], "sleep 9");
+        assert_eq!(closed.state.error(), Some(INTERRUPTED));
+        assert_eq!(closed.state.metadata().unwrap()["interrupted"], true);
+        let done = ToolPart::from_value(&serde_json::json!({
+            "callID": "c2", "tool": "read", "state": {"status": "completed"}
+        }))
+        .unwrap();
+        assert!(interrupted(&done, 9).is_none());
+    }
+}
