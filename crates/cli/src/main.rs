@@ -5,6 +5,7 @@ mod ask;
 mod cmd;
 mod render;
 mod signals;
+mod telemetry;
 
 use std::process::ExitCode;
 
@@ -13,14 +14,6 @@ use clap::Parser;
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
     let _ = rustls::crypto::ring::default_provider().install_default();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("STRATA_LOG")
-                // rmcp warns about replies it cannot send while a server shuts down: noise.
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -31,6 +24,12 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let telemetry = {
+        let _inside = runtime.enter();
+        telemetry::init(&strata_services::flags::RuntimeFlags::from_env().data_dir)
+    };
     let code = runtime.block_on(cmd::dispatch(cli));
+    // The runtime still runs here, so the last spans can be sent on it.
+    telemetry.shutdown();
     ExitCode::from(code)
 }
