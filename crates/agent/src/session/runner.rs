@@ -171,6 +171,8 @@ impl Runner {
         if session.title.is_empty() {
             rec.title(&title_of(message))?;
         }
+        // A prompt after a revert makes it final: the taken-back messages leave for good.
+        crate::undo::commit_revert(&s.store, session_id)?;
         let now = now_ms();
         let user = rec.message(Role::User, &UserMessage::new(now, &opts.agent))?;
         rec.part(&user.id, None, &TextPart::user(message).into())?;
@@ -239,7 +241,7 @@ impl Runner {
             let step_span = super::spans::step(session_id, steps);
             let mut attempt = 0;
             let end = loop {
-                let history = chat_history(&s.store.messages(session_id)?);
+                let history = chat_history(&crate::undo::conversation(&s.store, session_id)?);
                 let will_retry = attempt < opts.max_retries;
                 let end = run_step(&step_env, history, will_retry)
                     .instrument(step_span.clone())

@@ -69,7 +69,20 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session_id, position)
     ) WITHOUT ROWID;
     ",
-    // 3: which process owns each run, and the process groups a process's tools started, so
+    // 3: undo. A session's active revert (the message it went back to, and the snapshot of
+    // the files before it, for unrevert); messages a later prompt dropped for good.
+    "
+    CREATE TABLE reverts (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id),
+        message_id TEXT NOT NULL,
+        snapshot   TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE hidden_messages (
+        message_id TEXT PRIMARY KEY REFERENCES messages(id),
+        session_id TEXT NOT NULL REFERENCES sessions(id)
+    ) WITHOUT ROWID;
+    ",
+    // 4: which process owns each run, and the process groups a process's tools started, so
     // the parts and processes left behind by a killed run can be found and ended.
     "
     CREATE TABLE runs (
