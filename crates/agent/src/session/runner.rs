@@ -152,9 +152,12 @@ impl Runner {
         crate::recover::recover_session(store, session_id)?;
         let _owner = crate::owned::RunGuard::begin(store, session_id)?;
         let span = super::spans::turn(session_id, &self.options.agent, &self.model.id);
-        self.run_turn(session_id, message, cancel, sink)
+        let report = self
+            .run_turn(session_id, message, cancel, sink)
             .instrument(span)
-            .await
+            .await;
+        super::spans::log_end(session_id, &self.model.id, &report);
+        report
     }
 
     async fn run_turn(

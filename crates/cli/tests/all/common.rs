@@ -141,6 +141,9 @@ impl Project {
             .env("NO_COLOR", "1");
         for var in [
             "STRATA_LOG",
+            "RUST_LOG",
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
             "STRATA_BASH_DEFAULT_TIMEOUT_MS",
             "STRATA_EXPERIMENTAL_LSP_TOOL",
             "XDG_DATA_HOME",

@@ -30,6 +30,10 @@ fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) {
     for var in [
         "OPENAI_API_KEY",
         "STRATA_LOG",
+        "RUST_LOG",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_SDK_DISABLED",
         "STRATA_BASH_DEFAULT_TIMEOUT_MS",
         "XDG_DATA_HOME",
         "XDG_CONFIG_HOME",
