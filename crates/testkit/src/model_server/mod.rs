@@ -72,6 +72,9 @@ struct Shared {
     scripted: AtomicUsize,
     log: Mutex<Vec<RecordedRequest>>,
     hangs_released: AtomicUsize,
+    /// When not 0, the input tokens a response reports are the request's size in bytes divided
+    /// by this (so usage grows with the conversation); else [`USAGE_INPUT_TOKENS`].
+    bytes_per_token: AtomicUsize,
     stop: CancellationToken,
 }
 
@@ -124,6 +127,7 @@ impl ModelServer {
             script: Mutex::new(script.into()),
             log: Mutex::new(Vec::new()),
             hangs_released: AtomicUsize::new(0),
+            bytes_per_token: AtomicUsize::new(0),
             stop: CancellationToken::new(),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
@@ -189,6 +193,15 @@ impl ModelServer {
         lock(&self.shared.log).clone()
     }
 
+    /// Makes each response report as input tokens the size of its request in bytes divided by
+    /// `bytes_per_token` (0 goes back to the fixed [`USAGE_INPUT_TOKENS`]), so a growing
+    /// conversation reports growing usage.
+    pub fn count_input_tokens(&self, bytes_per_token: usize) {
+        self.shared
+            .bytes_per_token
+            .store(bytes_per_token, Ordering::SeqCst);
+    }
+
     /// Turns not yet served.
     pub fn remaining(&self) -> usize {
         lock(&self.shared.script).len()
@@ -229,6 +242,10 @@ async fn handle(
     body: Bytes,
 ) -> Response {
     let path = uri.path().to_string();
+    let input_tokens = match shared.bytes_per_token.load(Ordering::SeqCst) {
+        0 => USAGE_INPUT_TOKENS,
+        per => (body.len() / per) as u64,
+    };
     let body = serde_json::from_slice(&body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
     let protocol = match path.as_str() {
@@ -293,9 +310,9 @@ async fn handle(
                         .pointer("/stream_options/include_usage")
                         .and_then(Value::as_bool)
                         .unwrap_or(false);
-                    wire::openai(&pieces, model, n, usage)
+                    wire::openai(&pieces, model, n, usage, input_tokens)
                 }
-                Protocol::Anthropic => wire::anthropic(&pieces, model, n),
+                Protocol::Anthropic => wire::anthropic(&pieces, model, n, input_tokens),
             };
             sse(frames_body(frames, cut))
         }
