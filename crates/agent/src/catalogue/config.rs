@@ -6,11 +6,10 @@ use serde_json::{Map, Value};
 
 use super::{Catalogue, ModelInfo, Price};
 
-/// A config model entry that cannot be read.
+/// A model setting that cannot be used: a config model entry (`field` is its path in the
+/// config) or the `--variant` flag.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error(
-    "in the config, `{field}` must be {expected}, but it is {found}; change or remove that field"
-)]
+#[error("`{field}` must be {expected}, but it is {found}; change or remove it")]
 pub struct CatalogueError {
     pub field: String,
     pub expected: &'static str,

@@ -50,6 +50,14 @@ pub fn settings(
         .and_then(|p| p.get("models"))
         .and_then(|m| m.get(model));
     let variant_entry = variant.and_then(|v| model_entry?.get("variants")?.get(v));
+    if let Some(v) = variant.filter(|v| variant_entry.is_none() && !VARIANTS.contains(v)) {
+        return Err(CatalogueError {
+            field: "--variant".into(),
+            expected: "one of minimal, low, medium, high, max, or a variant named under \
+                       provider.<id>.models.<model>.variants in the config",
+            found: format!("`{v}`"),
+        });
+    }
     let sources = [
         variant_entry,
         model_entry.and_then(|m| m.get("options")),
@@ -168,6 +176,16 @@ mod tests {
             effort("openai/gpt-4o", Some("high")),
             None,
             "gpt-4o does not reason"
+        );
+    }
+
+    #[test]
+    fn an_unknown_variant_is_refused_naming_the_choices() {
+        let err = settings("openai/o3", &Map::new(), Some("turbo")).unwrap_err();
+        assert_eq!(err.field, "--variant");
+        assert!(
+            err.to_string().contains("`turbo`") && err.to_string().contains("medium"),
+            "{err}"
         );
     }
 

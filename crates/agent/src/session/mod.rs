@@ -88,7 +88,7 @@ pub enum RunError {
     Store(#[from] StoreError),
     #[error("the permission rules in the configuration are invalid: {0}")]
     Rules(#[from] RuleConfigError),
-    #[error("the model catalogue entries in the configuration are invalid: {0}")]
+    #[error("the model settings are invalid: {0}")]
     Catalogue(#[from] crate::catalogue::CatalogueError),
     #[error(
         "there is no earlier session in {} to continue; run without --continue to start one",

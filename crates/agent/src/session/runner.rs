@@ -153,6 +153,12 @@ impl Runner {
     ) -> Result<RunReport, RunError> {
         let s = &self.services;
         let opts = &self.options;
+        // Checked before anything is stored: a bad setting leaves the session untouched.
+        let settings = crate::catalogue::settings(
+            &self.model.id,
+            &s.config.provider,
+            opts.variant.as_deref(),
+        )?;
         let rec = Recorder::new(s.store.clone(), session_id, sink);
         let session = s.store.session(session_id)?;
         if session.title.is_empty() {
@@ -189,11 +195,6 @@ impl Runner {
             system.push_str("\n\n");
             system.push_str(&section);
         }
-        let settings = crate::catalogue::settings(
-            &self.model.id,
-            &s.config.provider,
-            opts.variant.as_deref(),
-        )?;
         let doom = Mutex::new(DoomGuard::new());
         let step_env = StepEnv {
             recorder: &rec,

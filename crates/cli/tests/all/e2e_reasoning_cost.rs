@@ -52,3 +52,16 @@ fn reasoning_lines_priced_steps_and_session_totals() {
         "{show:#?}"
     );
 }
+
+#[test]
+fn an_unknown_variant_is_refused_before_anything_is_sent() {
+    let p = Project::new();
+    let server = ModelServer::start(vec![]);
+    let out = run(&p, &server, &["--variant", "turbo", "hi"]);
+    out.expect_code(1);
+    assert!(
+        out.stderr.contains("`--variant`") && out.stderr.contains("`turbo`"),
+        "{out:#?}"
+    );
+    assert!(server.requests().is_empty());
+}
