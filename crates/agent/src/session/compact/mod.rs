@@ -75,17 +75,32 @@ fn since_summary(messages: &[(Message, Vec<Part>)]) -> &[(Message, Vec<Part>)] {
     }
 }
 
-/// Whether the last finished step since the last compaction used enough of the window that
-/// the next request should follow a compaction.
+/// Whether the next request should follow a compaction: the last finished step since the last
+/// compaction used, with the tool outputs it added (estimated), enough of the window.
 pub fn due(messages: &[(Message, Vec<Part>)], info: Option<&ModelInfo>) -> bool {
     let Some(limit) = info.and_then(ModelInfo::compact_at) else {
         return false;
     };
-    let last = since_summary(messages).iter().rev().find_map(|(m, _)| {
+    let last = since_summary(messages).iter().rev().find_map(|(m, parts)| {
         let data = AssistantMessage::from_value(&m.data).ok()?;
-        (m.role == Role::Assistant && data.finish.is_some() && !data.summary).then_some(data.tokens)
+        (m.role == Role::Assistant && data.finish.is_some() && !data.summary)
+            .then_some((data.tokens, parts))
     });
-    last.is_some_and(|t| t.input + t.cache.read + t.cache.write + t.output + t.reasoning >= limit)
+    let Some((t, parts)) = last else {
+        return false;
+    };
+    let added: u64 = parts
+        .iter()
+        .filter_map(|p| match PartData::of(p) {
+            Some(PartData::Tool(tool)) => Some(match &tool.state {
+                ToolState::Completed(done) => estimate(&done.output),
+                ToolState::Error(failed) => estimate(&failed.error),
+                _ => 0,
+            }),
+            _ => None,
+        })
+        .sum();
+    t.input + t.cache.read + t.cache.write + t.output + t.reasoning + added >= limit
 }
 
 /// Marks old large tool outputs (since the last compaction) as compacted: the newest outputs,

@@ -73,6 +73,23 @@ fn due_reads_the_last_finished_step_since_the_last_summary() {
 }
 
 #[test]
+fn due_counts_the_tool_outputs_the_last_step_added() {
+    let tiny = info(1000, 100);
+    let output = "x".repeat(1600); // about 400 tokens
+    let (m, _) = step("m1", 500);
+    let parts = vec![part(
+        "m1",
+        1,
+        "tool",
+        json!({"callID": "c1", "tool": "read", "state": {"status": "completed", "input": {}, "output": output}}),
+    )];
+    assert!(
+        due(&[(m, parts)], Some(&tiny)),
+        "510 used + 400 added > 900"
+    );
+}
+
+#[test]
 fn an_empty_or_retried_summary_does_not_count() {
     let msgs = vec![
         (
