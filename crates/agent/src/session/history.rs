@@ -4,8 +4,9 @@
 //! A user message becomes its text; an assistant message becomes its reasoning (for providers
 //! that take it back), text and tool calls, followed by one result per call (the output, the
 //! error, or a note that the call never finished). Attempts that a retry replaced (`retried`)
-//! are left out. After a compaction, the history starts with its summary and goes on with the
-//! messages after it; outputs that compaction pruned are replaced by a short note.
+//! are left out. After a compaction, the history starts with its summary and the user's last
+//! request before it, and goes on with the messages after it; outputs that compaction pruned
+//! are replaced by a short note.
 
 use strata_protocol::message::AssistantMessage;
 use strata_protocol::part::PartData;
@@ -25,6 +26,16 @@ pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
     let mut messages = messages;
     if let Some((at, summary)) = super::compact::last_summary(messages) {
         out.push(ChatMessage::user(super::compact::resume_text(&summary)));
+        // The request the user is waiting on goes on verbatim, not only as summarised.
+        let request = messages[..at]
+            .iter()
+            .rev()
+            .filter(|(m, _)| m.role == Role::User)
+            .map(|(_, parts)| {
+                joined_text(&parts.iter().filter_map(PartData::of).collect::<Vec<_>>())
+            })
+            .find(|text| !text.is_empty());
+        out.extend(request.map(ChatMessage::user));
         messages = &messages[at + 1..];
     }
     for (message, parts) in messages {

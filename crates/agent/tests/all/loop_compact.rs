@@ -107,10 +107,11 @@ async fn a_thirty_step_session_runs_past_a_tiny_window_by_compacting() {
                     text.contains("SUMMARY: the user wants every file read"),
                     "{text}"
                 );
-                assert!(
-                    !r.to_string().contains("read every file"),
-                    "the old prompt is gone"
-                );
+                // Then the user's request, verbatim, then the steps since the summary.
+                assert_eq!(r["messages"][2]["role"], "user");
+                assert_eq!(r["messages"][2]["content"], "read every file");
+                let rest = &r["messages"].as_array().unwrap()[3..];
+                assert!(rest.iter().all(|m| m["role"] != "user"), "{rest:?}");
             }
             let last = steps.last().unwrap().to_string();
             assert!(!last.contains("\"c1\""), "early calls are not sent again");
