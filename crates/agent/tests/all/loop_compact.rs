@@ -192,6 +192,7 @@ async fn a_context_overflow_answer_compacts_and_sends_the_step_again() {
                 .find(|p| p.kind == "compaction")
                 .unwrap();
             assert_eq!(compaction.data["overflow"], true);
+            assert_sent("compaction_after_overflow", &t, &server);
         })
         .await;
 }

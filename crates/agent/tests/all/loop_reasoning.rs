@@ -173,6 +173,7 @@ async fn anthropic_thinking_keeps_its_signature_and_the_next_request_carries_it_
                     {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"filePath": "a.txt"}},
                 ])
             );
+            assert_sent("anthropic_thinking_sent_back", &t, &server);
             assert_log_consistent(&store(&t), &ran);
         })
         .await;
