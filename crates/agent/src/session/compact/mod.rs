@@ -154,9 +154,9 @@ pub async fn compact(
     overflow: bool,
 ) -> Result<Result<(), ProviderError>, StoreError> {
     let rec = env.recorder;
-    let messages = rec.store().messages(rec.session_id())?;
+    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
     prune(env, &messages, settings.info.as_ref())?;
-    let messages = rec.store().messages(rec.session_id())?;
+    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
     let mut history = chat_history(&messages);
     history.push(ChatMessage::user(SUMMARY_PROMPT.trim_end()));
 
@@ -236,12 +236,8 @@ pub async fn before_step(
     overflow: bool,
 ) -> Result<Option<ProviderError>, StoreError> {
     let rec = env.recorder;
-    if !overflow
-        && !due(
-            &rec.store().messages(rec.session_id())?,
-            settings.info.as_ref(),
-        )
-    {
+    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    if !overflow && !due(&messages, settings.info.as_ref()) {
         return Ok(None);
     }
     Ok(compact(env, settings, overflow).await?.err())
