@@ -83,13 +83,20 @@ impl StepAccumulator {
                 }
             }
             StreamEvent::ReasoningEnd { signature } => {
-                if let Some(text) = self.open_reasoning.take() {
-                    out.push(Change::ReasoningClosed {
-                        text,
-                        signature,
-                        redacted: None,
-                    });
-                }
+                let text = match self.open_reasoning.take() {
+                    Some(text) => text,
+                    // A signed block with no visible text must still be sent back.
+                    None if signature.is_some() => {
+                        out.push(Change::ReasoningOpened);
+                        String::new()
+                    }
+                    None => return out,
+                };
+                out.push(Change::ReasoningClosed {
+                    text,
+                    signature,
+                    redacted: None,
+                });
             }
             StreamEvent::RedactedReasoning(data) => {
                 out.extend(self.close_text());
@@ -376,6 +383,18 @@ mod tests {
             ]
         );
         assert_eq!(a.text(), "Answer", "reasoning is not the answer");
+        let mut b = StepAccumulator::new();
+        assert_eq!(
+            b.push(StreamEvent::ReasoningEnd {
+                signature: Some("s2".into())
+            }),
+            vec![Change::ReasoningOpened, closed("", Some("s2"), None)],
+            "a signed block without text is kept"
+        );
+        assert!(
+            b.push(StreamEvent::ReasoningEnd { signature: None })
+                .is_empty()
+        );
     }
 
     #[test]

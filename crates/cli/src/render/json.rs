@@ -40,7 +40,8 @@ impl JsonRenderer {
             PartData::StepStart => "step_start",
             PartData::StepFinish(_) => "step_finish",
             PartData::Text(text) if text.is_finished() => "text",
-            PartData::Reasoning(r) if r.is_finished() => "reasoning",
+            // Redacted or empty reasoning has nothing to show.
+            PartData::Reasoning(r) if r.is_finished() && !r.text.is_empty() => "reasoning",
             PartData::Tool(tool) if tool.state.is_finished() => "tool_use",
             PartData::Text(_)
             | PartData::Tool(_)
@@ -115,6 +116,15 @@ mod tests {
                 json!({"text": "", "time": {"start": 1}})
             ))
             .is_none()
+        );
+        assert!(
+            r.line(&part_event(
+                3,
+                "reasoning",
+                json!({"text": "", "metadata": {"anthropic": {"redactedData": "x"}}, "time": {"start": 1, "end": 2}}),
+            ))
+            .is_none(),
+            "redacted reasoning shows nothing"
         );
         let thought = r
             .line(&part_event(
