@@ -166,7 +166,7 @@ fn interrupted(tool: &ToolPart, now: i64) -> Option<ToolPart> {
         ToolState::Error(Failed {
             input,
             error: INTERRUPTED.to_string(),
-            time: Span { start, end: now },
+            time: Span::new(start, now),
             metadata: Some(metadata),
         }),
     ))
