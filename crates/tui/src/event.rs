@@ -1,12 +1,16 @@
 //! The server's events as the UI consumes them, decoded from the SSE envelope
-//! `{id, type, properties, seq?}` (or its `/global/event` wrapper `{directory, payload}`).
-//! Decoding is the only place that knows the wire shape; the reducer sees [`ServerEvent`]s.
+//! `{id, type, properties, seq?}` (or its `/global/event` wrapper `{directory, payload}`),
+//! read with the protocol's wire types. This is the only module that knows the wire; the
+//! reducer sees [`ServerEvent`]s.
 
 use serde::Deserialize;
 use serde_json::Value;
 
+use strata_protocol::event::SessionStatus;
+use strata_protocol::wire::{self, Decoded, ServerEvent as W};
+
 use crate::model::{
-    Busy, ErrorBody, MessageInfo, PartInfo, PermissionRequest, QuestionRequest, SessionInfo, Todo,
+    Busy, MessageInfo, PartInfo, PermissionRequest, QuestionRequest, SessionInfo, Todo,
 };
 
 /// One event with its per-session sequence number, when the server numbers it.
@@ -95,25 +99,158 @@ impl ServerEvent {
     }
 }
 
-/// Decodes one SSE `data:` payload; `None` for JSON that is not an event at all.
+/// Decodes one SSE `data:` payload (a `/global/event` or `/event` item); `None` for JSON
+/// that is not an event this client can read.
 pub fn decode(data: &str) -> Option<Envelope> {
-    let v: Value = serde_json::from_str(data).ok()?;
-    decode_value(&v)
+    let decoded = if data.contains("\"payload\"") {
+        Decoded::global(data).ok()?.1
+    } else {
+        Decoded::event(data).ok()?
+    };
+    Some(from_wire(decoded))
 }
 
 /// Decodes an event value, unwrapping the `/global/event` form.
 pub fn decode_value(v: &Value) -> Option<Envelope> {
-    let v = v.get("payload").unwrap_or(v);
-    let kind = v.get("type")?.as_str()?;
-    let props = v.get("properties").cloned().unwrap_or(Value::Null);
-    let seq = v
-        .get("seq")
-        .or_else(|| props.get("seq"))
-        .and_then(Value::as_u64);
-    Some(Envelope {
-        seq,
-        event: decode_kind(kind, &props).unwrap_or_else(|| ServerEvent::Other(kind.to_string())),
-    })
+    decode(&v.to_string())
+}
+
+/// The UI's view of a wire event.
+pub fn from_wire(decoded: Decoded) -> Envelope {
+    match decoded {
+        Decoded::Known(e) => Envelope {
+            seq: e.seq.and_then(|s| u64::try_from(s).ok()),
+            event: from_event(e.event),
+        },
+        Decoded::Unknown { kind } => Envelope {
+            seq: None,
+            event: ServerEvent::Other(kind),
+        },
+    }
+}
+
+/// Re-reads a wire value with this crate's lenient reader.
+fn lenient<T: for<'de> Deserialize<'de> + Default>(v: &impl serde::Serialize) -> T {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| T::deserialize(v).ok())
+        .unwrap_or_default()
+}
+
+fn session(info: &wire::SessionInfo) -> SessionInfo {
+    SessionInfo {
+        id: info.id.clone(),
+        title: info.title.clone(),
+        parent_id: info.parent_id.clone(),
+        directory: info.directory.clone(),
+        time: crate::model::SessionTime {
+            created: info.time.created,
+            updated: info.time.updated,
+        },
+    }
+}
+
+fn from_event(e: W) -> ServerEvent {
+    match e {
+        W::ServerConnected {} => ServerEvent::Connected,
+        W::ServerHeartbeat {} => ServerEvent::Heartbeat,
+        W::InstanceDisposed { .. } => ServerEvent::Disposed,
+        W::SessionCreated { info, .. } | W::SessionUpdated { info, .. } => {
+            ServerEvent::SessionUpdated(session(&info))
+        }
+        W::SessionDeleted { session_id, .. } => ServerEvent::SessionDeleted(session_id),
+        W::SessionStatus { session_id, status } => ServerEvent::SessionStatus {
+            session_id,
+            status: match status {
+                SessionStatus::Busy => Busy::Busy,
+                SessionStatus::Idle => Busy::Idle,
+                SessionStatus::Retry {
+                    attempt, message, ..
+                } => Busy::Retry { attempt, message },
+            },
+        },
+        W::SessionIdle { session_id } => ServerEvent::SessionStatus {
+            session_id,
+            status: Busy::Idle,
+        },
+        W::SessionError { session_id, error } => ServerEvent::SessionError {
+            session_id,
+            message: if error.data.message.is_empty() {
+                error.name
+            } else {
+                error.data.message
+            },
+        },
+        W::SessionDiff { .. } => ServerEvent::Other("session.diff".into()),
+        W::MessageUpdated { info, .. } => ServerEvent::MessageUpdated(
+            serde_json::to_value(&info)
+                .ok()
+                .and_then(|v| message_info(&v))
+                .unwrap_or_default(),
+        ),
+        W::MessageRemoved {
+            session_id,
+            message_id,
+        } => ServerEvent::MessageRemoved {
+            session_id,
+            message_id,
+        },
+        W::PartUpdated { part, .. } => match serde_json::to_value(&part)
+            .ok()
+            .and_then(|v| PartInfo::from_json(&v))
+        {
+            Some(p) => ServerEvent::PartUpdated(p),
+            None => ServerEvent::Other("message.part.updated".into()),
+        },
+        W::PartDelta {
+            session_id,
+            message_id,
+            part_id,
+            field,
+            delta,
+        } => ServerEvent::PartDelta {
+            session_id,
+            message_id,
+            part_id,
+            field,
+            delta,
+        },
+        W::PartRemoved {
+            session_id,
+            message_id,
+            part_id,
+        } => ServerEvent::PartRemoved {
+            session_id,
+            message_id,
+            part_id,
+        },
+        W::PermissionAsked(r) => ServerEvent::PermissionAsked(lenient(&r)),
+        W::PermissionReplied {
+            session_id,
+            request_id,
+            ..
+        } => ServerEvent::PermissionReplied {
+            session_id,
+            request_id,
+        },
+        W::QuestionAsked(r) => ServerEvent::QuestionAsked(lenient(&r)),
+        W::QuestionReplied {
+            session_id,
+            request_id,
+            ..
+        }
+        | W::QuestionRejected {
+            session_id,
+            request_id,
+        } => ServerEvent::QuestionDone {
+            session_id,
+            request_id,
+        },
+        W::TodoUpdated { session_id, todos } => ServerEvent::TodoUpdated {
+            session_id,
+            todos: todos.iter().map(lenient).collect(),
+        },
+    }
 }
 
 fn str_of(p: &Value, k: &str) -> String {
@@ -121,75 +258,6 @@ fn str_of(p: &Value, k: &str) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
-}
-
-fn typed<T: for<'de> Deserialize<'de>>(v: Option<&Value>) -> Option<T> {
-    T::deserialize(v?).ok()
-}
-
-fn decode_kind(kind: &str, p: &Value) -> Option<ServerEvent> {
-    let sid = || str_of(p, "sessionID");
-    Some(match kind {
-        "server.connected" => ServerEvent::Connected,
-        "server.heartbeat" => ServerEvent::Heartbeat,
-        "server.instance.disposed" => ServerEvent::Disposed,
-        "session.created" | "session.updated" => ServerEvent::SessionUpdated(typed(p.get("info"))?),
-        "session.deleted" => {
-            let info: SessionInfo = typed(p.get("info"))?;
-            ServerEvent::SessionDeleted(info.id)
-        }
-        "session.status" => ServerEvent::SessionStatus {
-            session_id: sid(),
-            status: busy(p.get("status")?),
-        },
-        "session.idle" => ServerEvent::SessionStatus {
-            session_id: sid(),
-            status: Busy::Idle,
-        },
-        "session.error" => {
-            let error: ErrorBody = typed(p.get("error")).unwrap_or_default();
-            ServerEvent::SessionError {
-                session_id: p
-                    .get("sessionID")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                message: error.text().to_string(),
-            }
-        }
-        "message.updated" => ServerEvent::MessageUpdated(message_info(p.get("info")?)?),
-        "message.removed" => ServerEvent::MessageRemoved {
-            session_id: sid(),
-            message_id: str_of(p, "messageID"),
-        },
-        "message.part.updated" => ServerEvent::PartUpdated(PartInfo::from_json(p.get("part")?)?),
-        "message.part.delta" => ServerEvent::PartDelta {
-            session_id: sid(),
-            message_id: str_of(p, "messageID"),
-            part_id: str_of(p, "partID"),
-            field: str_of(p, "field"),
-            delta: str_of(p, "delta"),
-        },
-        "message.part.removed" => ServerEvent::PartRemoved {
-            session_id: sid(),
-            message_id: str_of(p, "messageID"),
-            part_id: str_of(p, "partID"),
-        },
-        "permission.asked" => ServerEvent::PermissionAsked(typed(Some(p))?),
-        "permission.replied" => ServerEvent::PermissionReplied {
-            session_id: sid(),
-            request_id: str_of(p, "requestID"),
-        },
-        "question.asked" => ServerEvent::QuestionAsked(typed(Some(p))?),
-        "question.replied" | "question.rejected" => ServerEvent::QuestionDone {
-            session_id: sid(),
-            request_id: str_of(p, "requestID"),
-        },
-        "todo.updated" => ServerEvent::TodoUpdated {
-            session_id: sid(),
-            todos: typed(p.get("todos")).unwrap_or_default(),
-        },
-        _ => return None,
-    })
 }
 
 /// Reads a message's info; a user message names its model as `model: {providerID, modelID}`.

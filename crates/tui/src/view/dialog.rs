@@ -63,7 +63,8 @@ pub(super) fn permission(
         } else {
             theme::bold()
         };
-        choices.push(Span::styled(format!(" {label} "), style));
+        let mark = if i == ui.selected { "▸" } else { " " };
+        choices.push(Span::styled(format!("{mark}{label} "), style));
         choices.push(Span::raw("  "));
     }
     out.push(Line::from(choices));
