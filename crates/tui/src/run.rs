@@ -74,6 +74,12 @@ pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, Clie
         let frame_at = dirty.then(|| (last_frame + FRAME).max(Instant::now()));
         let mut actions = vec![];
         tokio::select! {
+            // Replies first: a new session must be open before its events are applied.
+            biased;
+            Some(reply) = replies.recv() => {
+                app.on_reply(reply);
+                dirty = true;
+            }
             ev = input.next() => match ev {
                 Some(Ok(Event::Key(key))) => {
                     input_at.get_or_insert_with(Instant::now);
@@ -103,10 +109,6 @@ pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, Clie
                 if app.state.held() > 0 && gap_at.is_none() {
                     gap_at = Some(Instant::now() + GAP_WAIT);
                 }
-                dirty = true;
-            }
-            Some(reply) = replies.recv() => {
-                app.on_reply(reply);
                 dirty = true;
             }
             _ = wait(gap_at) => {

@@ -114,7 +114,7 @@ impl Input {
     pub fn up(&mut self) -> bool {
         let (line, col) = self.cursor_pos();
         if line > 0 {
-            self.to_line(line - 1, col);
+            self.move_to_line(line - 1, col);
             return true;
         }
         if self.walk == 0 {
@@ -132,7 +132,7 @@ impl Input {
     pub fn down(&mut self) -> bool {
         let (line, col) = self.cursor_pos();
         if line < self.text.matches('\n').count() {
-            self.to_line(line + 1, col);
+            self.move_to_line(line + 1, col);
             return true;
         }
         if self.walk >= self.history.len() {
@@ -162,7 +162,7 @@ impl Input {
         self.cursor = self.text.len();
     }
 
-    fn to_line(&mut self, line: usize, col: usize) {
+    fn move_to_line(&mut self, line: usize, col: usize) {
         let mut offset = 0;
         for (i, l) in self.text.split('\n').enumerate() {
             if i == line {

@@ -96,12 +96,10 @@ impl App {
             }
             KeyCode::PageUp => self.scroll += self.page.max(2) / 2,
             KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(self.page.max(2) / 2),
-            KeyCode::Tab | KeyCode::BackTab => {
-                if !self.agents.is_empty() {
-                    let n = self.agents.len();
-                    let back = key.code == KeyCode::BackTab;
-                    self.agent = (self.agent + if back { n - 1 } else { 1 }) % n;
-                }
+            KeyCode::Tab | KeyCode::BackTab if !self.agents.is_empty() => {
+                let n = self.agents.len();
+                let back = key.code == KeyCode::BackTab;
+                self.agent = (self.agent + if back { n - 1 } else { 1 }) % n;
             }
             KeyCode::Esc => {
                 if self.state.busy() != Busy::Idle

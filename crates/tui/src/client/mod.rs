@@ -17,6 +17,8 @@ pub use http::{HttpClient, HttpOptions};
 pub use sse::{Frame, FrameParser};
 
 /// What the event stream delivers.
+// Events are nearly every item; boxing them would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientEvent {
     /// A server event.
