@@ -6,5 +6,6 @@
 mod fixtures;
 mod http;
 mod keys;
+mod pty;
 mod reducer;
 mod views;
