@@ -146,7 +146,7 @@ def streaming(tokens=5000):
 
 def big_session(messages=1000):
     t = Tui("--messages", str(messages))
-    t.wait("Demo session")
+    t.wait("ses_demo")
     t.quiet(0.5)
     first = [int(f[1]) for f in t.frames()]
     n0 = len(first)
