@@ -4,7 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod loop_basics;
+mod loop_compact;
 mod loop_failures;
+mod loop_reasoning;
 mod loop_skills;
 mod loop_support;
 mod provider_streams;
