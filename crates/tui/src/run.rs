@@ -291,3 +291,22 @@ pub fn print_exit(exit: &Exit) {
         let _ = writeln!(out, "Session  {id}\nContinue  strata --session {id}");
     }
 }
+
+/// `strata attach URL`: the UI on a remote server over HTTP + SSE. The password is `password`,
+/// else `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`; `directory` is the project
+/// on the server's side (the server's own default when `None`).
+pub async fn attach(
+    url: &str,
+    password: Option<String>,
+    directory: Option<String>,
+    opts: RunOptions,
+) -> Result<Exit, ClientError> {
+    let mut http = crate::client::HttpOptions::new(url);
+    http.password = password
+        .or_else(|| std::env::var("STRATA_SERVER_PASSWORD").ok())
+        .or_else(|| std::env::var("OPENCODE_SERVER_PASSWORD").ok());
+    http.username = std::env::var("STRATA_SERVER_USERNAME").ok();
+    http.directory = directory;
+    let client = crate::client::HttpClient::new(http)?;
+    run(Arc::new(client), opts).await
+}
