@@ -1,0 +1,226 @@
+//! The application: the reduced server [`State`] plus what only the terminal knows (the
+//! prompt being typed, dialogs, scroll, the chosen agent and model). Keys and replies turn
+//! into [`Action`]s that the runtime carries out through the [`Client`](crate::Client); the
+//! app itself does no I/O, so every key can be tested without a terminal.
+
+mod commands;
+mod input;
+mod keys;
+
+use crate::client::ClientEvent;
+use crate::model::{Bootstrap, ModelRef, PermissionReply, SessionInfo, Snapshot};
+use crate::state::{Connection, Effect, State};
+use crate::view::LayoutCache;
+
+pub use commands::{COMMANDS, export_markdown};
+pub use input::Input;
+pub use keys::PERMISSION_CHOICES;
+
+/// Something for the runtime to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Send a prompt; with no session open, create one first and open it.
+    Prompt {
+        session_id: Option<String>,
+        text: String,
+        agent: String,
+        model: Option<ModelRef>,
+    },
+    Abort(String),
+    ReplyPermission {
+        request_id: String,
+        reply: PermissionReply,
+        message: Option<String>,
+    },
+    ReplyQuestion {
+        request_id: String,
+        answers: Vec<Vec<String>>,
+    },
+    RejectQuestion(String),
+    /// Fetch a session and open it (also after a gap in its events).
+    Open(String),
+    ListSessions,
+    Revert {
+        session_id: String,
+        message_id: String,
+    },
+    Unrevert(String),
+    /// Write the open session as markdown to a file in the working directory.
+    Export,
+    Quit,
+}
+
+/// What came back from a runtime action.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Snapshot(Snapshot),
+    Sessions(Vec<SessionInfo>),
+    /// A request failed; the text says which and why.
+    Failed(String),
+    /// A gap re-fetch failed.
+    RefetchFailed(String),
+    Notice(String),
+}
+
+/// A list to pick from (sessions, models, agents).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picker {
+    pub kind: PickerKind,
+    pub title: String,
+    /// (id, label) pairs.
+    pub items: Vec<(String, String)>,
+    pub selected: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PickerKind {
+    Session,
+    Model,
+    Agent,
+}
+
+/// A window over the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    Help,
+    Picker(Picker),
+}
+
+/// The permission dialog's choice and note.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PermissionUi {
+    pub selected: usize,
+    pub message: String,
+}
+
+/// The question dialog: which question, the highlighted row, the checked options and the
+/// typed answer; answers given so far.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct QuestionUi {
+    pub request_id: String,
+    pub index: usize,
+    pub cursor: usize,
+    pub checked: Vec<bool>,
+    pub custom: String,
+    pub answers: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Default)]
+pub struct App {
+    pub state: State,
+    pub input: Input,
+    pub agents: Vec<String>,
+    pub agent: usize,
+    pub models: Vec<ModelRef>,
+    pub model: Option<ModelRef>,
+    /// Tool cards show their output and diffs.
+    pub expanded: bool,
+    /// Lines scrolled up from the bottom of the conversation.
+    pub scroll: usize,
+    /// Height of the conversation area at the last draw (for page up/down).
+    pub page: usize,
+    pub overlay: Option<Overlay>,
+    pub permission_ui: PermissionUi,
+    pub question_ui: QuestionUi,
+    /// The first Ctrl+C was pressed.
+    pub quit_armed: bool,
+    /// A one-line notice shown above the prompt until the next key.
+    pub notice: Option<String>,
+    /// Frame counter for the busy spinner.
+    pub spinner: usize,
+    pub cache: LayoutCache,
+}
+
+impl App {
+    /// An app primed with what the server said at start.
+    pub fn new(boot: Bootstrap) -> Self {
+        let mut agents: Vec<String> = boot
+            .agents
+            .iter()
+            .filter(|a| a.is_primary())
+            .map(|a| a.name.clone())
+            .collect();
+        if agents.is_empty() {
+            agents.push("build".into());
+        }
+        let mut app = App {
+            agents,
+            models: boot.models,
+            model: boot.model,
+            ..Default::default()
+        };
+        app.state.sessions = boot.sessions;
+        app
+    }
+
+    /// The agent prompts are sent to.
+    pub fn agent(&self) -> &str {
+        self.agents.get(self.agent).map_or("build", String::as_str)
+    }
+
+    /// Applies what the event stream delivered; returns the actions it calls for.
+    pub fn on_client_event(&mut self, event: ClientEvent) -> Vec<Action> {
+        let effects = match event {
+            ClientEvent::Event(e) => self.state.apply(e),
+            ClientEvent::Connected => {
+                if matches!(self.state.connection, Connection::Reconnecting { .. }) {
+                    self.state.reconnected()
+                } else {
+                    self.state.connection = Connection::Connected;
+                    vec![]
+                }
+            }
+            ClientEvent::Disconnected { attempt, .. } => {
+                self.state.connection = Connection::Reconnecting { attempt };
+                vec![]
+            }
+        };
+        effects.into_iter().map(effect_action).collect()
+    }
+
+    /// The gap timer fired: re-fetch if events are still missing.
+    pub fn on_gap_timer(&mut self) -> Vec<Action> {
+        self.state
+            .flush_gap()
+            .into_iter()
+            .map(effect_action)
+            .collect()
+    }
+
+    /// Applies the result of an action.
+    pub fn on_reply(&mut self, reply: Reply) {
+        match reply {
+            Reply::Snapshot(s) => {
+                if self.state.session_id() != Some(s.session.id.as_str()) {
+                    self.scroll = 0;
+                }
+                self.state.load(s);
+            }
+            Reply::Sessions(list) => {
+                self.state.sessions = list;
+                if let Some(Overlay::Picker(p)) = &mut self.overlay
+                    && p.kind == PickerKind::Session
+                {
+                    *p = commands::session_picker(&self.state.sessions);
+                }
+            }
+            Reply::Failed(e) => self.state.error = Some(e),
+            Reply::RefetchFailed(e) => {
+                self.state.refetch_failed();
+                self.state.error = Some(e);
+            }
+            Reply::Notice(n) => self.notice = Some(n),
+        }
+    }
+
+    /// Whether something moves on screen by itself (the spinner), so frames are due.
+    pub fn animating(&self) -> bool {
+        self.state.busy() != crate::model::Busy::Idle
+    }
+}
+
+fn effect_action(effect: Effect) -> Action {
+    match effect {
+        Effect::Refetch(id) => Action::Open(id),
+    }
+}

@@ -1,0 +1,365 @@
+//! The remote transport: the server's HTTP routes plus its SSE stream (`/global/event`), with
+//! Basic auth, the project directory header, and a stream that reconnects with capped
+//! exponential backoff and resumes from the last `id:` with `Last-Event-ID`.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use base64::Engine as _;
+use futures::StreamExt;
+use reqwest::{Method, RequestBuilder, StatusCode};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::{Client, ClientError, ClientEvent, FrameParser, Prompt, Result};
+use crate::event::decode;
+use crate::model::{
+    AgentInfo, Bootstrap, MessageWithParts, ModelRef, PermissionReply, SessionInfo, Snapshot, Todo,
+};
+
+/// How to reach the server.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// `http://host:port`, without a trailing slash.
+    pub base_url: String,
+    /// Basic auth password (`--password` or `STRATA_SERVER_PASSWORD`).
+    pub password: Option<String>,
+    /// Basic auth user name (`opencode` when not given, as opencode's clients send).
+    pub username: Option<String>,
+    /// The project directory on the server's side, sent with every request.
+    pub directory: Option<String>,
+    /// The first reconnect delay; doubled per attempt up to `max_backoff`.
+    pub backoff: Duration,
+    pub max_backoff: Duration,
+}
+
+impl HttpOptions {
+    pub fn new(base_url: &str) -> Self {
+        Self {
+            base_url: base_url.trim_end_matches('/').to_string(),
+            password: None,
+            username: None,
+            directory: None,
+            backoff: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+
+    /// The delay before reconnect `attempt` (from 1): `backoff · 2^(attempt-1)`, capped.
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = 1u32 << attempt.saturating_sub(1).min(16);
+        (self.backoff * factor).min(self.max_backoff)
+    }
+}
+
+/// [`Client`] over HTTP and SSE.
+#[derive(Debug, Clone)]
+pub struct HttpClient {
+    http: reqwest::Client,
+    opts: HttpOptions,
+}
+
+impl HttpClient {
+    pub fn new(opts: HttpOptions) -> Result<Self> {
+        // reqwest is built without a default TLS provider; an Err only means one is installed.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|e| ClientError::new("building the HTTP client", e.to_string()))?;
+        Ok(Self { http, opts })
+    }
+
+    fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        let url = format!("{}{}", self.opts.base_url, path);
+        let mut req = match reqwest::Url::parse(&url) {
+            Ok(mut url) => {
+                if let Some(dir) = &self.opts.directory {
+                    url.query_pairs_mut().append_pair("directory", dir);
+                }
+                self.http.request(method, url)
+            }
+            // An unparsable URL fails at send with reqwest's own message.
+            Err(_) => self.http.request(method, url),
+        };
+        if let Some(value) = self.auth() {
+            req = req.header(reqwest::header::AUTHORIZATION, value);
+        }
+        req
+    }
+
+    fn auth(&self) -> Option<String> {
+        let password = self.opts.password.as_deref().filter(|p| !p.is_empty())?;
+        let user = self.opts.username.as_deref().unwrap_or("opencode");
+        let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+        Some(format!("Basic {token}"))
+    }
+
+    /// Sends `req` and reads its JSON; a non-2xx answer becomes an error carrying the
+    /// server's `data.message`.
+    async fn call(&self, what: &str, req: RequestBuilder) -> Result<Value> {
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| ClientError::new(what, format!("{e}; is the server running?")))?;
+        let status = resp.status();
+        let body = resp.text().await.unwrap_or_default();
+        if !status.is_success() {
+            let message = serde_json::from_str::<Value>(&body)
+                .ok()
+                .and_then(|v| {
+                    let m = v.pointer("/data/message").or_else(|| v.get("name"))?;
+                    m.as_str().map(str::to_string)
+                })
+                .unwrap_or_else(|| body.chars().take(200).collect());
+            let hint = if status == StatusCode::UNAUTHORIZED {
+                " (set --password or STRATA_SERVER_PASSWORD)"
+            } else {
+                ""
+            };
+            return Err(ClientError::new(what, format!("{status}: {message}{hint}")));
+        }
+        if body.is_empty() {
+            return Ok(Value::Null);
+        }
+        serde_json::from_str(&body).map_err(|e| ClientError::new(what, format!("bad JSON: {e}")))
+    }
+
+    async fn get(&self, what: &str, path: &str) -> Result<Value> {
+        self.call(what, self.request(Method::GET, path)).await
+    }
+
+    async fn post(&self, what: &str, path: &str, body: Value) -> Result<Value> {
+        self.call(what, self.request(Method::POST, path).json(&body))
+            .await
+    }
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(what: &str, v: Value) -> Result<T> {
+    T::deserialize(v).map_err(|e| ClientError::new(what, format!("unexpected answer: {e}")))
+}
+
+#[async_trait]
+impl Client for HttpClient {
+    async fn bootstrap(&self) -> Result<Bootstrap> {
+        let agents: Vec<AgentInfo> = parse("GET /agent", self.get("GET /agent", "/agent").await?)?;
+        let providers = self
+            .get("GET /config/providers", "/config/providers")
+            .await?;
+        let mut models = vec![];
+        for p in providers["providers"].as_array().into_iter().flatten() {
+            let pid = p["id"].as_str().unwrap_or_default();
+            for mid in p["models"].as_object().into_iter().flat_map(|m| m.keys()) {
+                models.push(ModelRef {
+                    provider_id: pid.to_string(),
+                    model_id: mid.clone(),
+                });
+            }
+        }
+        let config = self.get("GET /config", "/config").await?;
+        let model = config["model"]
+            .as_str()
+            .and_then(|m| m.split_once('/'))
+            .map(|(p, m)| ModelRef {
+                provider_id: p.into(),
+                model_id: m.into(),
+            })
+            .or_else(|| {
+                let (p, m) = providers["default"].as_object()?.iter().next()?;
+                Some(ModelRef {
+                    provider_id: p.clone(),
+                    model_id: m.as_str()?.to_string(),
+                })
+            });
+        // The list is a convenience: a server without it still works.
+        let sessions = self.sessions().await.unwrap_or_default();
+        Ok(Bootstrap {
+            agents,
+            models,
+            model,
+            sessions,
+        })
+    }
+
+    async fn sessions(&self) -> Result<Vec<SessionInfo>> {
+        let all: Vec<SessionInfo> =
+            parse("GET /session", self.get("GET /session", "/session").await?)?;
+        Ok(all.into_iter().filter(|s| s.parent_id.is_none()).collect())
+    }
+
+    async fn create_session(&self, agent: &str) -> Result<SessionInfo> {
+        let body = if agent.is_empty() {
+            json!({})
+        } else {
+            json!({"agent": agent})
+        };
+        parse(
+            "POST /session",
+            self.post("POST /session", "/session", body).await?,
+        )
+    }
+
+    async fn snapshot(&self, session_id: &str) -> Result<Snapshot> {
+        let what = format!("GET /session/{session_id}");
+        let session: SessionInfo = parse(
+            &what,
+            self.get(&what, &format!("/session/{session_id}")).await?,
+        )?;
+        let what = format!("GET /session/{session_id}/message");
+        let list = self
+            .get(&what, &format!("/session/{session_id}/message"))
+            .await?;
+        let messages = list
+            .as_array()
+            .map(|a| a.iter().filter_map(MessageWithParts::from_json).collect())
+            .unwrap_or_default();
+        // Todos are optional, as for opencode's own client.
+        let todos: Vec<Todo> = match self
+            .get("todo", &format!("/session/{session_id}/todo"))
+            .await
+        {
+            Ok(v) => parse("todo", v).unwrap_or_default(),
+            Err(_) => vec![],
+        };
+        Ok(Snapshot {
+            session,
+            messages,
+            todos,
+            seq: None,
+        })
+    }
+
+    async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {
+        let mut body = json!({"parts": [{"type": "text", "text": prompt.text}]});
+        if !prompt.agent.is_empty() {
+            body["agent"] = json!(prompt.agent);
+        }
+        if let Some(m) = prompt.model {
+            body["model"] = json!({"providerID": m.provider_id, "modelID": m.model_id});
+        }
+        let path = format!("/session/{session_id}/prompt_async");
+        self.post(&format!("POST {path}"), &path, body)
+            .await
+            .map(drop)
+    }
+
+    async fn abort(&self, session_id: &str) -> Result<()> {
+        let path = format!("/session/{session_id}/abort");
+        self.post(&format!("POST {path}"), &path, json!({}))
+            .await
+            .map(drop)
+    }
+
+    async fn reply_permission(
+        &self,
+        request_id: &str,
+        reply: PermissionReply,
+        message: Option<String>,
+    ) -> Result<()> {
+        let mut body = json!({"reply": reply.as_str()});
+        if let Some(m) = message.filter(|m| !m.is_empty()) {
+            body["message"] = json!(m);
+        }
+        let path = format!("/permission/{request_id}/reply");
+        self.post(&format!("POST {path}"), &path, body)
+            .await
+            .map(drop)
+    }
+
+    async fn reply_question(&self, request_id: &str, answers: Vec<Vec<String>>) -> Result<()> {
+        let path = format!("/question/{request_id}/reply");
+        self.post(&format!("POST {path}"), &path, json!({"answers": answers}))
+            .await
+            .map(drop)
+    }
+
+    async fn reject_question(&self, request_id: &str) -> Result<()> {
+        let path = format!("/question/{request_id}/reject");
+        self.post(&format!("POST {path}"), &path, json!({}))
+            .await
+            .map(drop)
+    }
+
+    async fn revert(&self, session_id: &str, message_id: &str) -> Result<()> {
+        let path = format!("/session/{session_id}/revert");
+        self.post(
+            &format!("POST {path}"),
+            &path,
+            json!({"messageID": message_id}),
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn unrevert(&self, session_id: &str) -> Result<()> {
+        let path = format!("/session/{session_id}/unrevert");
+        self.post(&format!("POST {path}"), &path, json!({}))
+            .await
+            .map(drop)
+    }
+
+    fn events(&self) -> mpsc::Receiver<ClientEvent> {
+        let (tx, rx) = mpsc::channel(1024);
+        tokio::spawn(stream_events(self.clone(), tx));
+        rx
+    }
+}
+
+/// Reads the stream until the receiver goes away, reconnecting after every drop.
+async fn stream_events(client: HttpClient, tx: mpsc::Sender<ClientEvent>) {
+    let mut cursor: Option<String> = None;
+    let mut attempt = 0u32;
+    loop {
+        let error = match read_stream(&client, &tx, &mut cursor, &mut attempt).await {
+            Ok(()) => "the server closed the event stream".to_string(),
+            Err(e) => e,
+        };
+        if tx.is_closed() {
+            return;
+        }
+        attempt += 1;
+        let event = ClientEvent::Disconnected { attempt, error };
+        if tx.send(event).await.is_err() {
+            return;
+        }
+        tokio::time::sleep(client.opts.delay(attempt)).await;
+    }
+}
+
+async fn read_stream(
+    client: &HttpClient,
+    tx: &mpsc::Sender<ClientEvent>,
+    cursor: &mut Option<String>,
+    attempt: &mut u32,
+) -> std::result::Result<(), String> {
+    let mut req = client
+        .request(Method::GET, "/global/event")
+        .header(reqwest::header::ACCEPT, "text/event-stream");
+    if let Some(id) = cursor.as_deref() {
+        req = req.header("Last-Event-ID", id);
+    }
+    let resp = req.send().await.map_err(|e| e.to_string())?;
+    if !resp.status().is_success() {
+        return Err(format!("GET /global/event answered {}", resp.status()));
+    }
+    *attempt = 0;
+    tx.send(ClientEvent::Connected)
+        .await
+        .map_err(|_| "closed")?;
+    let mut parser = FrameParser::default();
+    let mut body = resp.bytes_stream();
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| e.to_string())?;
+        for frame in parser.push(&chunk) {
+            if frame.id.is_some() {
+                cursor.clone_from(&frame.id);
+            }
+            if let Some(envelope) = decode(&frame.data) {
+                tx.send(ClientEvent::Event(envelope))
+                    .await
+                    .map_err(|_| "closed")?;
+            }
+        }
+    }
+    Ok(())
+}

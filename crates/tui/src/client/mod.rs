@@ -1,0 +1,86 @@
+//! The one interface the UI talks to the server through, whatever carries it: [`Client`].
+//!
+//! Two transports implement it: [`HttpClient`] (HTTP + SSE to `strata serve` or any server
+//! speaking the same API) here, and the in-process one (channels to an embedded server core)
+//! above this floor, in the command line crate. Both deliver the same [`ClientEvent`]s.
+
+mod http;
+mod sse;
+
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+
+use crate::event::Envelope;
+use crate::model::{Bootstrap, ModelRef, PermissionReply, SessionInfo, Snapshot};
+
+pub use http::{HttpClient, HttpOptions};
+pub use sse::{Frame, FrameParser};
+
+/// What the event stream delivers.
+// Events are nearly every item; boxing them would cost an allocation each.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientEvent {
+    /// A server event.
+    Event(Envelope),
+    /// The stream is (again) open; after a drop it replays from the last cursor.
+    Connected,
+    /// The stream dropped; the transport retries after a backoff.
+    Disconnected { attempt: u32, error: String },
+}
+
+/// A prompt to send.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Prompt {
+    pub text: String,
+    pub agent: String,
+    pub model: Option<ModelRef>,
+}
+
+/// A request that failed: what was asked and what went wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{what} failed: {message}")]
+pub struct ClientError {
+    pub what: String,
+    pub message: String,
+}
+
+impl ClientError {
+    pub fn new(what: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            what: what.into(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, ClientError>;
+
+/// The server, as the UI sees it.
+#[async_trait]
+pub trait Client: Send + Sync + std::fmt::Debug {
+    /// Agents, models and recent sessions, fetched once at start.
+    async fn bootstrap(&self) -> Result<Bootstrap>;
+    /// Top-level sessions, most recently updated first.
+    async fn sessions(&self) -> Result<Vec<SessionInfo>>;
+    async fn create_session(&self, agent: &str) -> Result<SessionInfo>;
+    /// A session with its messages and todos.
+    async fn snapshot(&self, session_id: &str) -> Result<Snapshot>;
+    /// Starts a turn; returns once the server accepted it.
+    async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()>;
+    async fn abort(&self, session_id: &str) -> Result<()>;
+    async fn reply_permission(
+        &self,
+        request_id: &str,
+        reply: PermissionReply,
+        message: Option<String>,
+    ) -> Result<()>;
+    /// One list of chosen labels (or typed text) per question, in order.
+    async fn reply_question(&self, request_id: &str, answers: Vec<Vec<String>>) -> Result<()>;
+    async fn reject_question(&self, request_id: &str) -> Result<()>;
+    /// Undoes `message_id` and everything after it.
+    async fn revert(&self, session_id: &str, message_id: &str) -> Result<()>;
+    async fn unrevert(&self, session_id: &str) -> Result<()>;
+    /// Opens the event stream. It reconnects by itself and ends when the receiver is dropped.
+    fn events(&self) -> mpsc::Receiver<ClientEvent>;
+}

@@ -1,0 +1,24 @@
+//! Strata's terminal client (floor 7): a client of the server's API that never touches
+//! sessions, files or tools itself.
+//!
+//! - [`client`]: the one [`Client`] interface, and its HTTP + SSE transport.
+//! - [`event`]: the server's events decoded for the UI ([`ServerEvent`]).
+//! - [`model`]: sessions, messages, parts and requests as the UI holds them.
+//! - [`state`]: the UI [`State`] and the pure reducer that applies events to it.
+//! - [`app`]: the [`App`]: state plus prompt, dialogs and keys, turning keys into actions.
+//! - [`run`]: the event loop ([`run()`](run::run)); [`terminal`]: entering and restoring.
+//! - [`view`]: drawing the app; markdown, highlighting, tool cards, the layout cache.
+
+pub mod app;
+pub mod client;
+pub mod event;
+pub mod model;
+pub mod run;
+pub mod state;
+pub mod terminal;
+pub mod view;
+
+pub use app::{Action, App, Reply};
+pub use client::{Client, ClientError, ClientEvent, HttpClient, HttpOptions, Prompt};
+pub use event::{Envelope, ServerEvent};
+pub use state::{Effect, State};

@@ -1,0 +1,291 @@
+//! The pure reducer: server events in, [`State`] changes and [`Effect`]s (re-fetches) out.
+//!
+//! Events of the open session that carry a sequence number are applied exactly once and in
+//! order: a number already applied is a duplicate (a replay after reconnect) and is dropped; a
+//! number ahead of the next expected one is held back until the missing ones arrive. When they
+//! do not (more than [`GAP_WINDOW`] held, or the app's gap timer calls
+//! [`State::flush_gap`]), the session is re-fetched and the held events are applied on top of
+//! the snapshot.
+
+use crate::event::{Envelope, ServerEvent};
+use crate::model::{Busy, MessageWithParts, Snapshot};
+use crate::state::{Connection, MessageView, SessionState, State};
+
+/// How many events may wait behind a missing one before the session is re-fetched.
+pub const GAP_WINDOW: usize = 32;
+
+/// Something the app must do for the state to become whole again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Fetch the session, its messages and todos again, then call [`State::load`].
+    Refetch(String),
+}
+
+impl State {
+    /// Applies one event.
+    pub fn apply(&mut self, envelope: Envelope) -> Vec<Effect> {
+        let Envelope { seq, event } = envelope;
+        let open = self.session_id().is_some() && event.session_id() == self.session_id();
+        let (Some(seq), true) = (seq, open) else {
+            self.apply_event(event);
+            return vec![];
+        };
+        self.numbered = true;
+        let Some(session) = self.session.as_mut() else {
+            return vec![];
+        };
+        if seq <= session.last_seq || session.held.contains_key(&seq) {
+            return vec![];
+        }
+        if seq != session.last_seq + 1 || session.refetching {
+            session.held.insert(seq, event);
+            if session.held.len() > GAP_WINDOW {
+                return self.flush_gap();
+            }
+            return vec![];
+        }
+        session.last_seq = seq;
+        self.apply_event(event);
+        self.drain_held();
+        vec![]
+    }
+
+    /// Gives up waiting for missing events: asks for a re-fetch when some are held back.
+    pub fn flush_gap(&mut self) -> Vec<Effect> {
+        match self.session.as_mut() {
+            Some(s) if !s.held.is_empty() && !s.refetching => {
+                s.refetching = true;
+                vec![Effect::Refetch(s.info.id.clone())]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// The transport connected again: it replays from the last cursor when the server numbers
+    /// its events; otherwise the open session is re-fetched.
+    pub fn reconnected(&mut self) -> Vec<Effect> {
+        self.connection = Connection::Connected;
+        match self.session.as_mut() {
+            Some(s) if !self.numbered && !s.refetching => {
+                s.refetching = true;
+                vec![Effect::Refetch(s.info.id.clone())]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// Opens `snapshot`'s session, or refreshes it when it is already open.
+    pub fn load(&mut self, snapshot: Snapshot) {
+        let same = self.session_id() == Some(snapshot.session.id.as_str());
+        let (mut last_seq, held) = match self.session.take() {
+            Some(s) if same => (s.last_seq, s.held),
+            _ => (0, Default::default()),
+        };
+        let mut session = SessionState {
+            info: snapshot.session,
+            todos: snapshot.todos,
+            ..Default::default()
+        };
+        for MessageWithParts { info, parts } in snapshot.messages {
+            let version = self.tick();
+            session.messages.push(MessageView {
+                info,
+                parts,
+                version,
+            });
+        }
+        session.reindex();
+        // Held events the snapshot already includes are dropped; the rest go on top. Without a
+        // number from the server, everything that arrived before the fetch is in it.
+        let cut = match snapshot.seq {
+            Some(s) => s,
+            None => held.keys().next_back().copied().unwrap_or(last_seq),
+        };
+        last_seq = last_seq.max(cut);
+        session.last_seq = last_seq;
+        session.held = held.into_iter().filter(|(k, _)| *k > cut).collect();
+        self.session = Some(session);
+        self.drain_held();
+    }
+
+    /// Closes the open session (a new one starts with the next prompt).
+    pub fn close(&mut self) {
+        self.session = None;
+    }
+
+    fn drain_held(&mut self) {
+        loop {
+            let Some(session) = self.session.as_mut() else {
+                return;
+            };
+            let next = session.last_seq + 1;
+            let Some(event) = session.held.remove(&next) else {
+                return;
+            };
+            session.last_seq = next;
+            self.apply_event(event);
+        }
+    }
+
+    /// A re-fetch failed: the gap stays, and the next timer or event asks again.
+    pub fn refetch_failed(&mut self) {
+        if let Some(s) = self.session.as_mut() {
+            s.refetching = false;
+        }
+    }
+
+    fn apply_event(&mut self, event: ServerEvent) {
+        match event {
+            ServerEvent::Connected => self.connection = Connection::Connected,
+            ServerEvent::Heartbeat | ServerEvent::Other(_) => {}
+            ServerEvent::Disposed => self.connection = Connection::Connecting,
+            ServerEvent::SessionUpdated(info) => {
+                if let Some(s) = self.session.as_mut().filter(|s| s.info.id == info.id) {
+                    s.info = info.clone();
+                }
+                self.sessions.retain(|s| s.id != info.id);
+                if info.parent_id.is_none() {
+                    self.sessions.insert(0, info);
+                }
+            }
+            ServerEvent::SessionDeleted(id) => {
+                self.sessions.retain(|s| s.id != id);
+                if self.session_id() == Some(id.as_str()) {
+                    self.session = None;
+                }
+            }
+            ServerEvent::SessionStatus { session_id, status } => {
+                if status == Busy::Idle {
+                    self.statuses.remove(&session_id);
+                } else {
+                    self.statuses.insert(session_id, status);
+                }
+            }
+            ServerEvent::SessionError {
+                session_id,
+                message,
+            } => {
+                if session_id.is_none() || session_id.as_deref() == self.session_id() {
+                    self.error = Some(message);
+                }
+            }
+            ServerEvent::MessageUpdated(info) => {
+                let version = self.tick();
+                let Some(s) = self.open(&info.session_id) else {
+                    return;
+                };
+                match s.index.get(&info.id) {
+                    Some(&i) => {
+                        s.messages[i].info = info;
+                        s.messages[i].version = version;
+                    }
+                    None => {
+                        s.index.insert(info.id.clone(), s.messages.len());
+                        s.messages.push(MessageView {
+                            info,
+                            parts: vec![],
+                            version,
+                        });
+                    }
+                }
+            }
+            ServerEvent::MessageRemoved {
+                session_id,
+                message_id,
+            } => {
+                if let Some(s) = self.open(&session_id) {
+                    s.messages.retain(|m| m.info.id != message_id);
+                    s.reindex();
+                }
+            }
+            ServerEvent::PartUpdated(part) => {
+                let version = self.tick();
+                let Some(m) = self.message_mut(&part.session_id, &part.message_id, version) else {
+                    return;
+                };
+                match m.parts.iter_mut().find(|p| p.id == part.id) {
+                    Some(p) => *p = part,
+                    None => m.parts.push(part),
+                }
+            }
+            ServerEvent::PartDelta {
+                session_id,
+                message_id,
+                part_id,
+                field,
+                delta,
+            } => {
+                let version = self.tick();
+                if let Some(m) = self.message_mut(&session_id, &message_id, version)
+                    && let Some(p) = m.parts.iter_mut().find(|p| p.id == part_id)
+                {
+                    p.append(&field, &delta);
+                }
+            }
+            ServerEvent::PartRemoved {
+                session_id,
+                message_id,
+                part_id,
+            } => {
+                let version = self.tick();
+                if let Some(m) = self.message_mut(&session_id, &message_id, version) {
+                    m.parts.retain(|p| p.id != part_id);
+                }
+            }
+            ServerEvent::PermissionAsked(req) => {
+                self.permissions.retain(|p| p.id != req.id);
+                self.permissions.push(req);
+            }
+            ServerEvent::PermissionReplied { request_id, .. } => {
+                self.permissions.retain(|p| p.id != request_id)
+            }
+            ServerEvent::QuestionAsked(req) => {
+                self.questions.retain(|q| q.id != req.id);
+                self.questions.push(req);
+            }
+            ServerEvent::QuestionDone { request_id, .. } => {
+                self.questions.retain(|q| q.id != request_id)
+            }
+            ServerEvent::TodoUpdated { session_id, todos } => {
+                if let Some(s) = self.open(&session_id) {
+                    s.todos = todos;
+                }
+            }
+        }
+    }
+
+    fn open(&mut self, session_id: &str) -> Option<&mut SessionState> {
+        self.session.as_mut().filter(|s| s.info.id == session_id)
+    }
+
+    /// The open session's message `id`, its version bumped; a message not seen yet is created
+    /// empty (its `message.updated` may come later).
+    fn message_mut(
+        &mut self,
+        session_id: &str,
+        id: &str,
+        version: u64,
+    ) -> Option<&mut MessageView> {
+        let s = self.open(session_id)?;
+        let i = match s.index.get(id) {
+            Some(&i) => i,
+            None => {
+                s.index.insert(id.to_string(), s.messages.len());
+                s.messages.push(MessageView {
+                    info: crate::model::MessageInfo {
+                        id: id.to_string(),
+                        session_id: session_id.to_string(),
+                        role: "assistant".into(),
+                        ..Default::default()
+                    },
+                    parts: vec![],
+                    version,
+                });
+                s.messages.len() - 1
+            }
+        };
+        let m = &mut s.messages[i];
+        m.version = version;
+        Some(m)
+    }
+}

@@ -1,0 +1,237 @@
+//! Snapshots of every view drawn into a `TestBackend` at 80×24 and 120×40.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+use strata_tui::{App, view};
+
+use crate::fixtures::*;
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
+
+fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| view::draw(f, app)).unwrap();
+    t
+}
+
+/// Snapshots `app` at both sizes.
+fn check(name: &str, mut app: App) {
+    for (w, h) in SIZES {
+        let t = draw(&mut app, w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), t.backend());
+    }
+}
+
+fn turn_start() -> Vec<strata_tui::Envelope> {
+    vec![
+        msg_updated(Some(1), user("msg_u")),
+        part_updated(
+            Some(2),
+            text(
+                "prt_u",
+                "msg_u",
+                "please fix the greeting in src/app.py",
+                false,
+            ),
+        ),
+        status(Some(3), "busy"),
+        msg_updated(Some(4), assistant("msg_a")),
+    ]
+}
+
+const REPLY: &str = "I'll change the greeting.\n\n## Plan\n\n1. Read `src/app.py`\n2. Replace **Bye** with *Ciao*\n\n```python\ndef farewell():\n    # say goodbye\n    print(\"Ciao\")  # 42\n```\n\nThat's all";
+
+#[test]
+fn empty_session() {
+    check("empty", App::new(boot()));
+}
+
+#[test]
+fn streaming_reply() {
+    let mut events = turn_start();
+    events.push(part_updated(Some(5), text("prt_1", "msg_a", "", false)));
+    for chunk in REPLY.split_inclusive(' ') {
+        events.push(delta("msg_a", "prt_1", chunk));
+    }
+    check("streaming", app_with(events));
+}
+
+fn tool_states() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "read",
+            json!({"status": "pending", "input": {}, "raw": "{\"file"}),
+        ),
+        (
+            "bash",
+            json!({"status": "running", "input": {"command": "cargo test"}, "time": {"start": 1},
+            "metadata": {"output": "running 3 tests\ntest a ... ok\n"}}),
+        ),
+        (
+            "read",
+            json!({"status": "completed", "input": {"filePath": "src/app.py"}, "title": "src/app.py",
+            "output": "<file>\n00001| def greet():\n00002|     print(\"Hi\")\n</file>", "metadata": {},
+            "time": {"start": 1, "end": 2}}),
+        ),
+        (
+            "edit",
+            json!({"status": "completed", "input": {"filePath": "src/app.py"}, "title": "src/app.py",
+            "output": "Edit applied.", "time": {"start": 1, "end": 2},
+            "metadata": {"diff": "--- src/app.py\n+++ src/app.py\n@@ -4,2 +4,2 @@\n def farewell():\n-    print(\"Bye\")\n+    print(\"Ciao\")"}}),
+        ),
+        (
+            "edit",
+            json!({"status": "error", "input": {"filePath": "src/app.py"},
+            "error": "The user rejected permission to use this specific tool call.", "time": {"start": 1, "end": 2}}),
+        ),
+    ]
+}
+
+fn tools_app() -> App {
+    let mut events = turn_start();
+    for (i, (name, state)) in tool_states().into_iter().enumerate() {
+        events.push(part_updated(
+            Some(5 + i as u64),
+            tool(&format!("prt_{i}"), "msg_a", name, state),
+        ));
+    }
+    app_with(events)
+}
+
+#[test]
+fn tool_cards_in_each_state() {
+    check("tools_folded", tools_app());
+    let mut app = tools_app();
+    app.on_key(KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL));
+    check("tools_expanded", app);
+}
+
+#[test]
+fn permission_dialog() {
+    let mut events = turn_start();
+    events.push(ev(Some(5), "permission.asked", json!({"id": "per_1", "sessionID": SID, "permission": "edit",
+        "patterns": ["src/app.py"], "always": ["*"],
+        "metadata": {"filepath": "/p/src/app.py", "diff": "Index: /p/src/app.py\n===\n--- /p/src/app.py\n+++ /p/src/app.py\n@@ -4,2 +4,2 @@\n def farewell():\n-    print(\"Bye\")\n+    print(\"Ciao\")"}})));
+    let mut app = app_with(events);
+    for c in "keep it".chars() {
+        app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+    app.on_key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE));
+    check("permission", app);
+}
+
+#[test]
+fn question_dialog() {
+    let q = |multiple: bool| {
+        json!({"question": "Which greeting should farewell() print?", "header": "Greeting",
+        "multiple": multiple, "options": [{"label": "Ciao", "description": "Italian"},
+        {"label": "Adios", "description": "Spanish"}, {"label": "Bye", "description": "keep it"}]})
+    };
+    let mut events = turn_start();
+    events.push(ev(
+        Some(5),
+        "question.asked",
+        json!({"id": "que_1", "sessionID": SID, "questions": [q(false)]}),
+    ));
+    check("question_single", app_with(events));
+    let mut events = turn_start();
+    events.push(ev(
+        Some(5),
+        "question.asked",
+        json!({"id": "que_2", "sessionID": SID, "questions": [q(true), q(false)]}),
+    ));
+    let mut app = app_with(events);
+    app.on_key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE));
+    app.on_key(KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE));
+    check("question_multiple", app);
+}
+
+#[test]
+fn todo_list() {
+    let mut events = turn_start();
+    events.push(ev(
+        Some(5),
+        "todo.updated",
+        json!({"sessionID": SID, "todos": [
+        {"content": "Read src/app.py", "status": "completed", "priority": "high"},
+        {"content": "Change the farewell greeting", "status": "in_progress", "priority": "high"},
+        {"content": "Run the tests", "status": "pending", "priority": "medium"},
+        {"content": "Translate the docs", "status": "cancelled", "priority": "low"}]}),
+    ));
+    check("todos", app_with(events));
+}
+
+#[test]
+fn an_error() {
+    let mut events = turn_start();
+    let mut failed = assistant("msg_a");
+    failed["error"] = json!({"name": "APIError", "data": {"message": "The model provider answered 429: rate limited"}});
+    events.push(msg_updated(Some(5), failed));
+    events.push(status(Some(6), "idle"));
+    events.push(ev(
+        None,
+        "session.error",
+        json!({"sessionID": SID, "error": {"name": "APIError",
+        "data": {"message": "The model provider answered 429: rate limited"}}}),
+    ));
+    check("error", app_with(events));
+}
+
+fn long_session(n: usize) -> App {
+    let mut messages = vec![];
+    for i in 0..n {
+        let (u, a) = (format!("msg_u{i:04}"), format!("msg_a{i:04}"));
+        let mut ui = user(&u);
+        ui["id"] = json!(u);
+        messages.push(json!({"info": ui, "parts": [text(&format!("prt_u{i}"), &u, &format!("question number {i}"), false)]}));
+        let mut ai = assistant(&a);
+        ai["finish"] = json!("stop");
+        messages.push(json!({"info": ai, "parts": [text(&format!("prt_a{i}"), &a, &format!("Answer **{i}**: the `value` is {}.", i * 7), true)]}));
+    }
+    let mut app = App::new(boot());
+    app.state.load(snapshot_of(&messages));
+    app.state.connection = strata_tui::state::Connection::Connected;
+    app
+}
+
+#[test]
+fn a_long_session_scrolled() {
+    let mut app = long_session(100);
+    app.scroll = 30;
+    check("long_scrolled", app);
+    let mut app = long_session(100);
+    let _ = draw(&mut app, 80, 24);
+    app.on_key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE));
+    assert!(app.scroll > 0);
+}
+
+#[test]
+fn layouts_are_cached_per_message_and_width() {
+    let mut app = long_session(200);
+    let _ = draw(&mut app, 80, 24);
+    let first = app.cache.misses;
+    assert_eq!(first, 400, "each message laid out once");
+    let _ = draw(&mut app, 80, 24);
+    assert_eq!(app.cache.misses, first, "nothing laid out again");
+    // A streamed token re-lays-out only its own message.
+    app.state.apply(delta("msg_a0199", "prt_a199", " more"));
+    let _ = draw(&mut app, 80, 24);
+    assert_eq!(app.cache.misses, first + 1);
+    let _ = draw(&mut app, 120, 40);
+    assert_eq!(app.cache.misses, first + 1 + 400);
+}
+
+#[test]
+fn markdown_and_code_are_styled() {
+    let lines = view::markdown("```rust\nfn main() {}\n```", 40);
+    let fn_span = lines
+        .iter()
+        .flat_map(|l| &l.spans)
+        .find(|s| s.content == "fn")
+        .unwrap();
+    assert_eq!(fn_span.style.fg, Some(ratatui::style::Color::Magenta));
+}
