@@ -194,4 +194,68 @@ mod tests {
         .unwrap();
         assert!(interrupted(&done, 9).is_none());
     }
+
+    fn session_with_running_call(store: &Store) -> (String, String) {
+        let dir = std::path::Path::new("/p");
+        let session = store.create_session(dir, None).unwrap().id;
+        let message = store
+            .append_message(
+                &session,
+                crate::store::Role::Assistant,
+                serde_json::json!({}),
+            )
+            .unwrap();
+        let running = serde_json::json!({
+            "callID": "c1", "tool": "bash",
+            "state": {"status": "running", "input": {"command": "sleep 9"}, "time": {"start": 1}}
+        });
+        let part = store
+            .upsert_part(&session, &message.id, None, "tool", running)
+            .unwrap();
+        (session, part.id)
+    }
+
+    fn status(store: &Store, session: &str) -> String {
+        let parts = store.messages(session).unwrap().remove(0).1;
+        parts[0].data["state"]["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn a_dead_owner_is_recovered_once_and_a_live_one_never() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let me = ProcessIdentity::current().unwrap();
+
+        // Owned by this (live) process: untouched.
+        let (live_session, _) = session_with_running_call(&store);
+        store.begin_run(&live_session, &me).unwrap();
+        assert_eq!(recover_all(&store).unwrap(), Recovery::default());
+        assert_eq!(status(&store, &live_session), "running");
+
+        // Same pid, another start time: the pid was reused, the owner is gone.
+        let dead = ProcessIdentity {
+            start_ticks: me.start_ticks + 1,
+            ..me.clone()
+        };
+        let (session, _) = session_with_running_call(&store);
+        store.begin_run(&session, &dead).unwrap();
+        let seq = store.events_since(&session, 0).unwrap().len();
+        let done = recover_session(&store, &session).unwrap();
+        assert_eq!((done.dead_runs, done.closed_parts), (1, 1));
+        assert_eq!(status(&store, &session), "error");
+        let kinds: Vec<_> = store.events_since(&session, 0).unwrap()[seq..]
+            .iter()
+            .map(|e| e.kind.clone())
+            .collect();
+        assert_eq!(kinds, ["message.part.updated", "session.status"]);
+        // The run is marked ended: a second open changes nothing.
+        assert_eq!(
+            recover_session(&store, &session).unwrap(),
+            Recovery::default()
+        );
+        assert_eq!(status(&store, &live_session), "running");
+    }
 }
