@@ -11,6 +11,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use strata_graph::Context;
 use strata_registry::rules::{agent_ruleset, non_interactive_rules};
 use strata_registry::{Instance, SurfaceSpec, ToolRegistry};
 use strata_services::config::Config;
@@ -86,8 +87,13 @@ impl StrataMcp {
     /// without a terminal (no `question`). Must be called inside the Tokio runtime (it starts
     /// the permission responder).
     pub fn new(instance: &Instance, options: ServeOptions) -> Result<Self, ServeError> {
-        fn get<S: strata_graph::Service>(inst: &Instance) -> Result<S, ServeError> {
-            inst.get::<S>()
+        Self::from_context(instance.context(), options)
+    }
+
+    /// Like [`StrataMcp::new`], from an instance's service context.
+    pub fn from_context(instance: &Context, options: ServeOptions) -> Result<Self, ServeError> {
+        fn get<S: strata_graph::Service>(cx: &Context) -> Result<S, ServeError> {
+            cx.get::<S>()
                 .map_err(|e| ServeError::Service(S::KEY, e.to_string()))
         }
         let registry: ToolRegistry = get(instance)?;
