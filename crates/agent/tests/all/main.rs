@@ -12,3 +12,4 @@ mod store_concurrency;
 mod store_sessions;
 mod store_todos;
 mod todo_question;
+mod undo;
