@@ -12,8 +12,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use strata_graph::Context;
-use strata_registry::rules::{agent_ruleset, non_interactive_rules};
-use strata_registry::{Instance, SurfaceSpec, ToolRegistry};
+use strata_registry::rules::{non_interactive_rules, ruleset_of};
+use strata_registry::{Agents, Instance, SurfaceSpec, ToolRegistry};
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::permission::{Permission, PermissionError, Ruleset};
@@ -53,6 +53,7 @@ impl Default for ServeOptions {
 pub enum ServeError {
     #[error("the MCP server needs the instance's `{0}`: {1}")]
     Service(&'static str, String),
+    /// An unknown agent, or rules that do not parse.
     #[error("{0}")]
     Rules(String),
     #[error("the MCP transport failed: {0}")]
@@ -77,6 +78,8 @@ struct Shared {
     flags: RuntimeFlags,
     config: Config,
     ruleset: Ruleset,
+    /// The plan agent sees nothing destructive.
+    plan_mode: bool,
     options: ServeOptions,
     responder: Responder,
     counter: AtomicU64,
@@ -101,7 +104,12 @@ impl StrataMcp {
         let config: Config = get(instance)?;
         let flags: RuntimeFlags = get(instance)?;
         let skills: Skills = get(instance)?;
-        let mut ruleset = agent_ruleset(&options.agent, &config, &flags, &skills)
+        let agents: Agents = get(instance)?;
+        let agent = agents
+            .lookup(&options.agent)
+            .map_err(|e| ServeError::Rules(e.to_string()))?;
+        let plan_mode = agent.is_plan();
+        let mut ruleset = ruleset_of(agent, &config, &flags, &skills)
             .map_err(|e| ServeError::Rules(e.to_string()))?;
         ruleset.extend(non_interactive_rules());
         let responder = Responder::spawn(permission.clone(), options.yes);
@@ -111,6 +119,7 @@ impl StrataMcp {
             flags,
             config,
             ruleset,
+            plan_mode,
             options,
             responder,
             counter: AtomicU64::new(0),
@@ -139,7 +148,7 @@ impl StrataMcp {
         let config = s.config.data();
         let spec = SurfaceSpec {
             model: s.options.model.clone(),
-            plan_mode: false,
+            plan_mode: s.plan_mode,
             ruleset: s.ruleset.clone(),
             flags: s.flags.enabled(),
             backends: s.registry.configured_backends(config, &s.flags),

@@ -30,9 +30,8 @@ pub(super) async fn serve(args: McpServeArgs) -> u8 {
 }
 
 async fn run(inst: &Instance, args: &McpServeArgs) -> Result<(), String> {
-    let agent = agent_name(args.agent.as_deref())?;
     let options = ServeOptions {
-        agent,
+        agent: args.agent.clone().unwrap_or_else(|| "build".into()),
         yes: args.yes,
         ..ServeOptions::default()
     };
@@ -55,15 +54,4 @@ async fn run(inst: &Instance, args: &McpServeArgs) -> Result<(), String> {
     };
     signals.abort();
     served.map_err(|e| e.to_string())
-}
-
-/// The served agent. Only the default agent exists until agent definitions land.
-fn agent_name(agent: Option<&str>) -> Result<String, String> {
-    match agent {
-        None | Some("build") => Ok("build".into()),
-        Some(other) => Err(format!(
-            "there is no agent named `{other}`; this build serves the default agent `build` \
-             only. Leave out --agent."
-        )),
-    }
 }

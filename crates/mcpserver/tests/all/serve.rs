@@ -209,3 +209,35 @@ async fn a_denied_tool_is_not_served_and_images_come_back_as_image_content() {
     client.cancel().await.unwrap();
     t.dispose().await;
 }
+
+#[tokio::test]
+async fn the_agent_option_serves_that_agents_surface_and_unknown_agents_are_refused() {
+    let t = project(json!({})).await;
+    let plan = ServeOptions {
+        agent: "plan".into(),
+        ..ServeOptions::default()
+    };
+    let client = over_pipe(&t, plan).await;
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    // Plan mode offers nothing destructive.
+    for gone in ["edit", "write", "bash"] {
+        assert!(!names.iter().any(|n| n == gone), "{gone} in {names:?}");
+    }
+    assert!(names.iter().any(|n| n == "read"), "{names:?}");
+    client.cancel().await.unwrap();
+    let nobody = ServeOptions {
+        agent: "nobody".into(),
+        ..ServeOptions::default()
+    };
+    let err = StrataMcp::from_context(t.context(), nobody)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no agent named `nobody`"), "{err}");
+    t.dispose().await;
+}
