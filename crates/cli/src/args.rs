@@ -30,11 +30,9 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: SessionCommand,
     },
-    /// MCP servers Strata uses as a client.
-    Mcp {
-        #[command(subcommand)]
-        command: McpCommand,
-    },
+    /// Serve the project's tools over MCP (stdio, or `--http`); `mcp list`: the MCP servers
+    /// Strata uses as a client.
+    Mcp(McpArgs),
     /// Look inside Strata.
     Debug {
         #[command(subcommand)]
@@ -132,6 +130,33 @@ pub(crate) enum SessionCommand {
     Show { id: String },
     /// A session as JSON.
     Export { id: String },
+}
+
+/// `strata mcp [list]`: without a subcommand, serve.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub(crate) struct McpArgs {
+    #[command(subcommand)]
+    pub command: Option<McpCommand>,
+    #[command(flatten)]
+    pub serve: McpServeArgs,
+}
+
+/// Serving Strata's tools over MCP: stdio by default (MCP only on stdout, logs on stderr).
+#[derive(clap::Args, Debug)]
+pub(crate) struct McpServeArgs {
+    /// Project directory (default: the current directory).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// The agent whose tools and rules are served (default: build).
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Allow every permission not denied by a rule (otherwise asks are refused).
+    #[arg(long)]
+    pub yes: bool,
+    /// Serve streamable HTTP at `http://ADDR/mcp` instead of stdio, e.g. `127.0.0.1:0`.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -10,6 +10,7 @@
 //! - [`Runtime`] / [`Instance`]: the global tier once, an instance per directory.
 
 pub mod agents;
+pub mod execute;
 pub mod mcp;
 mod registry;
 pub mod rules;

@@ -17,6 +17,8 @@ use strata_services::truncate::Truncate;
 use strata_tools::contract::{Decoded, DynamicTool, intern};
 use strata_tools::{Ask, Attachment, Effects, ErasedTool, ToolError, ToolResult, Visibility};
 
+use crate::execute::Callable;
+
 /// Effects of an MCP tool nobody vouched for: those of `bash`.
 pub const UNTRUSTED: Effects = Effects {
     read_only: false,
@@ -38,7 +40,7 @@ pub fn tool_id(server: &str, tool: &str) -> String {
     format!("{}_{}", sanitize(server), sanitize(tool))
 }
 
-fn sanitize(s: &str) -> String {
+pub(crate) fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -62,14 +64,23 @@ impl McpTools {
     /// The current MCP tools, wrapped; a name already taken (by a built-in tool or an earlier
     /// server) is skipped with a warning.
     pub(crate) fn wrapped(&self, taken: &[&str]) -> Vec<ErasedTool> {
-        let mut out: Vec<ErasedTool> = Vec::new();
+        self.callables(taken).into_iter().map(|c| c.tool).collect()
+    }
+
+    /// Like [`McpTools::wrapped`], each with the server's own description of it.
+    pub(crate) fn callables(&self, taken: &[&str]) -> Vec<Callable> {
+        let mut out: Vec<Callable> = Vec::new();
         for tool in self.mcp.tools() {
             let id = tool_id(&tool.server, &tool.name);
-            if taken.contains(&id.as_str()) || out.iter().any(|t| t.id == id) {
+            if taken.contains(&id.as_str()) || out.iter().any(|c| c.tool.id == id) {
                 tracing::warn!(tool = %id, "an MCP tool name is already taken; the tool is skipped");
                 continue;
             }
-            out.push(self.wrap(tool, intern(&id)));
+            let wrapped = self.wrap(tool.clone(), intern(&id));
+            out.push(Callable {
+                mcp: tool,
+                tool: wrapped,
+            });
         }
         out
     }

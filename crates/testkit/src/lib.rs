@@ -30,6 +30,7 @@ pub use http_server::FixtureServer;
 pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};
 pub use poll::{await_with_timeout, poll_with_timeout, poll_within, poll_within_blocking};
 pub use programs::{
-    REQUIRE_EXTERNAL, Verdict, external, external_required, find_on_path, process_ended, verdict,
+    REQUIRE_EXTERNAL, Verdict, external, external_found, external_required, find_on_path,
+    process_ended, verdict,
 };
 pub use redact::redacted;

@@ -59,19 +59,20 @@ pub fn find_on_path(program: &str) -> Option<PathBuf> {
 /// Use [`require_external!`], which returns for you.
 #[track_caller]
 pub fn external(program: &str, install: &str) -> bool {
+    external_found(program, install, find_on_path(program).is_some())
+}
+
+/// Like [`external`], for a program found some other way than on `PATH` (e.g. an interpreter
+/// an environment variable names): `found` says whether it is there.
+#[track_caller]
+pub fn external_found(program: &str, install: &str, found: bool) -> bool {
     let current = std::thread::current();
     // libtest runs each test on a thread named after it.
     let test = current
         .name()
         .filter(|n| *n != "main")
         .map_or_else(|| "this test".to_string(), |n| format!("`{n}`"));
-    let verdict = verdict(
-        &test,
-        program,
-        install,
-        find_on_path(program).is_some(),
-        external_required(),
-    );
+    let verdict = verdict(&test, program, install, found, external_required());
     // Straight to the stderr handle: libtest captures `eprintln!` of passing tests, and the
     // skip line must show in `cargo test` output.
     act(verdict, &mut std::io::stderr())

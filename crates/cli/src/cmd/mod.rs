@@ -3,6 +3,7 @@
 mod debug;
 mod instance;
 mod mcp;
+mod mcp_serve;
 mod run;
 mod session;
 mod skills;
@@ -17,7 +18,10 @@ pub(crate) async fn dispatch(cli: Cli) -> u8 {
         Command::Tool(args) => tool::tool(args).await,
         Command::Tools(args) => tools::tools(args).await,
         Command::Session { command } => session::session(command).await,
-        Command::Mcp { command } => mcp::mcp(command).await,
+        Command::Mcp(args) => match args.command {
+            Some(command) => mcp::mcp(command).await,
+            None => mcp_serve::serve(args.serve).await,
+        },
         Command::Skills(args) => skills::skills(args).await,
         Command::Debug {
             command: DebugCommand::Graph { dir, without },

@@ -132,7 +132,7 @@ impl Project {
         cmd
     }
 
-    fn environment(&self, cmd: &mut Command) {
+    pub(crate) fn environment(&self, cmd: &mut Command) {
         cmd.current_dir(&self.dir)
             .env("STRATA_DATA_DIR", &self.data)
             .env("STRATA_CONFIG_DIR", &self.config)
@@ -155,7 +155,7 @@ impl Project {
         }
     }
 
-    fn run(&self, mut cmd: Command, input: Option<&str>) -> Run {
+    pub(crate) fn run(&self, mut cmd: Command, input: Option<&str>) -> Run {
         cmd.stdin(if input.is_some() {
             Stdio::piped()
         } else {

@@ -6,6 +6,7 @@
 // Test helpers outside `#[test]` functions fail the test by panicking too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod code_mode;
 mod instance;
 mod lsp_service;
 mod mcp_client;
