@@ -4,7 +4,9 @@
 //! - [`accumulate`]: the stream-to-parts accumulator (text parts, tool calls per call id, a
 //!   call runnable only once its JSON is complete);
 //! - [`step`]: one model request driven through the accumulator into stored parts;
-//! - [`schedule`]: which calls run in parallel (concurrency-safe ones) and which in order;
+//! - [`schedule`]: when a call may start (concurrency-safe ones at once and side by side,
+//!   others after the response, alone and in order);
+//! - [`inflight`]: a step's calls, started while the response still streams;
 //! - [`execute`]: one call — name repair to `invalid`, the doom-loop guard, the tool run with
 //!   cancellation and live metadata;
 //! - [`step_message`]: the one owner of a step's assistant message, from creation to finish;
@@ -22,6 +24,7 @@
 pub mod accumulate;
 pub mod execute;
 pub mod history;
+pub mod inflight;
 pub mod parts;
 pub mod prompt;
 pub mod record;

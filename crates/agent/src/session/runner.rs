@@ -17,11 +17,10 @@ use strata_tools::ErasedTool;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::execute::{self, CallEnd, CallEnv, CallOutcome};
+use super::execute::{CallEnd, CallEnv};
 use super::history::chat_history;
 use super::parts::ModelRef;
 use super::record::Recorder;
-use super::schedule::{batches, run_batches};
 use super::step::{StepEnd, StepEnv, error_name, run_step};
 use super::{LoopServices, RunError};
 use crate::doom::DoomGuard;
@@ -44,6 +43,8 @@ pub struct RunOptions {
     /// Rules of this run, after the agent's (spec §0.5): e.g. a run with no one to answer
     /// questions denies `question` (see `strata_registry::rules::non_interactive_rules`).
     pub session_rules: Ruleset,
+    /// Start concurrency-safe calls while the response still streams (see `schedule`).
+    pub early_calls: bool,
 }
 
 impl Default for RunOptions {
@@ -54,6 +55,7 @@ impl Default for RunOptions {
             max_retries: 2,
             retry_delay: Duration::from_millis(500),
             session_rules: Ruleset::new(),
+            early_calls: true,
         }
     }
 }
@@ -185,15 +187,6 @@ impl Runner {
             system.push_str(&section);
         }
         let doom = Mutex::new(DoomGuard::new());
-        let step_env = StepEnv {
-            recorder: &rec,
-            provider: self.model.provider.as_ref(),
-            model: &model_ref,
-            agent: &opts.agent,
-            system: &system,
-            tools: &specs,
-            cancel: &cancel,
-        };
         let invalid = s.registry.get("invalid");
         let call_env = CallEnv {
             recorder: &rec,
@@ -205,7 +198,18 @@ impl Runner {
             model: &self.model.api_model,
             continue_on_deny: s.config.experimental.continue_loop_on_deny,
             doom: &doom,
+            early_calls: opts.early_calls,
             cancel: &cancel,
+        };
+        let step_env = StepEnv {
+            recorder: &rec,
+            provider: self.model.provider.as_ref(),
+            model: &model_ref,
+            agent: &opts.agent,
+            system: &system,
+            tools: &specs,
+            cancel: &cancel,
+            calls: &call_env,
         };
 
         let mut steps = 0;
@@ -263,7 +267,7 @@ impl Runner {
             if !step_text.is_empty() {
                 text = step_text;
             }
-            let results = run_calls(&call_env, message.id(), calls).await?;
+            let results = calls.finish().await?;
             message.finish(&rec, &reason, usage)?;
             if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
                 break RunOutcome::Cancelled;
@@ -298,31 +302,6 @@ impl Runner {
             text,
         })
     }
-}
-
-/// Prepares, schedules and runs a step's calls; results in the model's order.
-async fn run_calls(
-    env: &CallEnv<'_>,
-    message_id: &str,
-    calls: Vec<(crate::provider::ToolCall, String)>,
-) -> Result<Vec<CallOutcome>, RunError> {
-    let prepared: Vec<_> = calls
-        .iter()
-        .map(|(call, part)| execute::prepare(env, message_id, part, call))
-        .collect();
-    const SKIPPED: &str =
-        "Not run: an earlier call in this step was refused, so the turn stopped here.";
-    let results = run_batches(
-        batches(prepared, execute::Prepared::concurrency_safe),
-        |p| execute::execute(env, p),
-        |p| execute::refuse(env, p, SKIPPED),
-        |r| r.as_ref().map_or(true, |o| o.end.stops_turn()),
-    )
-    .await;
-    results
-        .into_iter()
-        .map(|r| r.map_err(RunError::from))
-        .collect()
 }
 
 /// The longest wait a server's `Retry-After` may impose before a retry.

@@ -6,6 +6,7 @@
 mod loop_basics;
 mod loop_failures;
 mod loop_skills;
+mod loop_streaming;
 mod loop_support;
 mod provider_streams;
 mod store_concurrency;

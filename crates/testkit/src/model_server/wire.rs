@@ -5,6 +5,9 @@ use serde_json::{Value, json};
 
 use super::script::Piece;
 
+/// Stands for a pause in a list of frames; never written to the wire.
+pub(crate) const PAUSE_FRAME: &str = "";
+
 /// Token counts every scripted response reports.
 pub const USAGE_INPUT_TOKENS: u64 = 21;
 pub const USAGE_OUTPUT_TOKENS: u64 = 7;
@@ -41,6 +44,7 @@ pub(crate) fn openai(pieces: &[Piece], model: &str, n: usize, usage: bool) -> Ve
                 json!({"tool_calls": [{"index": index, "function": {"arguments": delta}}]}),
                 Value::Null,
             ),
+            Piece::Pause => PAUSE_FRAME.to_string(),
             Piece::Finish { tools } => {
                 let reason = if *tools { "tool_calls" } else { "stop" };
                 let mut end = vec![chunk(json!({}), json!(reason))];
@@ -136,6 +140,7 @@ pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize) -> Vec<String> 
                     }),
                 ));
             }
+            Piece::Pause => frames.push(PAUSE_FRAME.to_string()),
             Piece::Finish { tools } => {
                 close(&mut frames, &mut open);
                 let reason = if *tools { "tool_use" } else { "end_turn" };
