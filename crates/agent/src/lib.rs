@@ -4,6 +4,7 @@
 //! - [`store`]: sessions, messages, parts and their numbered events.
 //! - [`session`]: the agent loop and its parts; [`events`]: what front-ends hear.
 //! - [`todos`]: session todo lists kept in the store.
+//! - [`undo`]: revert, unrevert and the session's file changes, over the Snapshots service.
 //! - [`production`]: the registry's production graph plus the [`Store`](store::Store) and the
 //!   todo lists kept in it.
 
@@ -13,6 +14,7 @@ pub mod provider;
 pub mod session;
 pub mod store;
 pub mod todos;
+pub mod undo;
 
 mod production;
 

@@ -155,6 +155,8 @@ impl Runner {
         if session.title.is_empty() {
             rec.title(&title_of(message))?;
         }
+        // A prompt after a revert makes it final: the taken-back messages leave for good.
+        crate::undo::commit_revert(&s.store, session_id)?;
         let now = now_ms();
         let user = rec.message(Role::User, &UserMessage::new(now, &opts.agent))?;
         rec.part(&user.id, None, &TextPart::user(message).into())?;
@@ -224,7 +226,7 @@ impl Runner {
             steps += 1;
             let mut attempt = 0;
             let end = loop {
-                let history = chat_history(&s.store.messages(session_id)?);
+                let history = chat_history(&crate::undo::conversation(&s.store, session_id)?);
                 let will_retry = attempt < opts.max_retries;
                 let end = run_step(&step_env, history, will_retry).await?;
                 match &end {

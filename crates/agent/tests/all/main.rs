@@ -13,3 +13,4 @@ mod store_concurrency;
 mod store_sessions;
 mod store_todos;
 mod todo_question;
+mod undo;
