@@ -42,6 +42,7 @@ use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::InstanceInfo;
+use strata_services::instructions::Instructions;
 use strata_services::permission::{Permission, RuleConfigError};
 use strata_services::skills::Skills;
 
@@ -60,6 +61,8 @@ pub struct LoopServices {
     pub flags: RuntimeFlags,
     pub info: InstanceInfo,
     pub skills: Skills,
+    /// The instruction files for the system prompt.
+    pub instructions: Instructions,
     /// Waits between retries go through the Clock, so tests can drive them.
     pub clock: Clock,
 }
@@ -75,6 +78,7 @@ impl LoopServices {
             flags: cx.get::<RuntimeFlags>()?,
             info: cx.get::<InstanceInfo>()?,
             skills: cx.get::<Skills>()?,
+            instructions: cx.get::<Instructions>()?,
             clock: cx.get::<Clock>()?,
         })
     }

@@ -45,6 +45,8 @@ pub struct RunOptions {
     pub session_rules: Ruleset,
     /// Start concurrency-safe calls while the response still streams (see `schedule`).
     pub early_calls: bool,
+    /// The agent's own system prompt, replacing the base prompt (see `prompt::assemble`).
+    pub agent_prompt: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -56,6 +58,7 @@ impl Default for RunOptions {
             retry_delay: Duration::from_millis(500),
             session_rules: Ruleset::new(),
             early_calls: true,
+            agent_prompt: None,
         }
     }
 }
@@ -176,18 +179,14 @@ impl Runner {
             provider_id: self.model.provider.name().to_string(),
             model_id: self.model.api_model.clone(),
         };
-        let mut system = super::prompt::system_prompt(
-            &s.info,
+        let system = super::prompt::for_run(
+            s,
             &self.model.id,
-            &strata_services::clock::utc_date(now_ms()),
-        );
-        // The skills reach the model here, not in the tool's description, which stays stable.
-        if surface.iter().any(|t| t.id == "skill")
-            && let Some(section) = super::prompt::skills_section(s.skills.listed(&ruleset))
-        {
-            system.push_str("\n\n");
-            system.push_str(&section);
-        }
+            opts.agent_prompt.as_deref(),
+            &surface,
+            &ruleset,
+        )
+        .await;
         let doom = Mutex::new(DoomGuard::new());
         let invalid = s.registry.get("invalid");
         let call_env = CallEnv {

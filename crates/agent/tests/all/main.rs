@@ -5,6 +5,7 @@
 
 mod loop_basics;
 mod loop_failures;
+mod loop_prompt;
 mod loop_skills;
 mod loop_streaming;
 mod loop_support;
