@@ -12,6 +12,7 @@ pub mod frontmatter;
 pub mod fs;
 pub mod http;
 pub mod instance;
+pub mod instructions;
 pub mod lsp;
 pub mod mcp;
 mod pending;

@@ -11,6 +11,7 @@ use crate::format::Formatter;
 use crate::fs::FsUtil;
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
+use crate::instructions::Instructions;
 use crate::lsp::Lsp;
 use crate::mcp::Mcp;
 use crate::permission::Permission;
@@ -56,6 +57,7 @@ pub fn production() -> Graph {
         .with(Formatter::node())
         .with(Mcp::node())
         .with(Skills::node())
+        .with(Instructions::node())
 }
 
 #[cfg(test)]

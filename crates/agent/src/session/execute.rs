@@ -32,6 +32,8 @@ pub struct CallEnv<'a> {
     /// `experimental.continue_loop_on_deny`: a refusal does not stop the turn.
     pub continue_on_deny: bool,
     pub doom: &'a Mutex<DoomGuard>,
+    /// Concurrency-safe calls may start while the response still streams.
+    pub early_calls: bool,
     pub cancel: &'a CancellationToken,
 }
 
@@ -159,14 +161,26 @@ fn outcome(p: &Prepared, output: String, end: CallEnd) -> CallOutcome {
 /// The message recorded for a call the user cancelled.
 pub const CANCELLED: &str = "The user cancelled the run before this tool call finished.";
 
-/// Runs one prepared call and records its states.
-pub async fn execute(env: &CallEnv<'_>, mut p: Prepared) -> Result<CallOutcome, StoreError> {
-    // The guard sees calls in the model's order: this runs before the first await.
+/// Runs one prepared call and records its states. The doom-loop guard sees the call right
+/// away, before the returned future is first polled, so it sees calls in the order they were
+/// started (the model's order) however the futures are polled.
+pub fn execute<'e>(
+    env: &'e CallEnv<'e>,
+    p: Prepared,
+) -> impl Future<Output = Result<CallOutcome, StoreError>> + Send + 'e {
     let repeated = env
         .doom
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .observe(p.name(), &p.arguments);
+    run(env, p, repeated)
+}
+
+async fn run(
+    env: &CallEnv<'_>,
+    mut p: Prepared,
+    repeated: bool,
+) -> Result<CallOutcome, StoreError> {
     if env.cancel.is_cancelled() {
         return cancelled(env, p, now_ms());
     }

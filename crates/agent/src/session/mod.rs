@@ -4,7 +4,9 @@
 //! - [`accumulate`]: the stream-to-parts accumulator (text parts, tool calls per call id, a
 //!   call runnable only once its JSON is complete);
 //! - [`step`]: one model request driven through the accumulator into stored parts;
-//! - [`schedule`]: which calls run in parallel (concurrency-safe ones) and which in order;
+//! - [`schedule`]: when a call may start (concurrency-safe ones at once and side by side,
+//!   others after the response, alone and in order);
+//! - [`inflight`]: a step's calls, started while the response still streams;
 //! - [`execute`]: one call — name repair to `invalid`, the doom-loop guard, the tool run with
 //!   cancellation and live metadata;
 //! - [`step_message`]: the one owner of a step's assistant message, from creation to finish;
@@ -25,6 +27,7 @@ pub mod accumulate;
 pub mod compact;
 pub mod execute;
 pub mod history;
+pub mod inflight;
 pub mod parts;
 pub mod prompt;
 pub mod record;
@@ -44,6 +47,7 @@ use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::InstanceInfo;
+use strata_services::instructions::Instructions;
 use strata_services::permission::{Permission, RuleConfigError};
 use strata_services::skills::Skills;
 
@@ -62,6 +66,8 @@ pub struct LoopServices {
     pub flags: RuntimeFlags,
     pub info: InstanceInfo,
     pub skills: Skills,
+    /// The instruction files for the system prompt.
+    pub instructions: Instructions,
     /// Waits between retries go through the Clock, so tests can drive them.
     pub clock: Clock,
 }
@@ -77,6 +83,7 @@ impl LoopServices {
             flags: cx.get::<RuntimeFlags>()?,
             info: cx.get::<InstanceInfo>()?,
             skills: cx.get::<Skills>()?,
+            instructions: cx.get::<Instructions>()?,
             clock: cx.get::<Clock>()?,
         })
     }

@@ -19,11 +19,10 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::compact;
-use super::execute::{self, CallEnd, CallEnv, CallOutcome};
+use super::execute::{CallEnd, CallEnv};
 use super::history::chat_history;
 use super::parts::ModelRef;
 use super::record::Recorder;
-use super::schedule::{batches, run_batches};
 use super::step::{StepEnd, StepEnv, error_name, run_step};
 use super::{LoopServices, RunError};
 use crate::doom::DoomGuard;
@@ -49,6 +48,10 @@ pub struct RunOptions {
     /// The reasoning variant (`low`, `medium`, `high`, … or one from the config), see
     /// [`crate::catalogue::settings`].
     pub variant: Option<String>,
+    /// Start concurrency-safe calls while the response still streams (see `schedule`).
+    pub early_calls: bool,
+    /// The agent's own system prompt, replacing the base prompt (see `prompt::assemble`).
+    pub agent_prompt: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -60,6 +63,8 @@ impl Default for RunOptions {
             retry_delay: Duration::from_millis(500),
             session_rules: Ruleset::new(),
             variant: None,
+            early_calls: true,
+            agent_prompt: None,
         }
     }
 }
@@ -206,30 +211,15 @@ impl Runner {
             provider_id: self.model.provider.name().to_string(),
             model_id: self.model.api_model.clone(),
         };
-        let mut system = super::prompt::system_prompt(
-            &s.info,
+        let system = super::prompt::for_run(
+            s,
             &self.model.id,
-            &strata_services::clock::utc_date(now_ms()),
-        );
-        // The skills reach the model here, not in the tool's description, which stays stable.
-        if surface.iter().any(|t| t.id == "skill")
-            && let Some(section) = super::prompt::skills_section(s.skills.listed(&ruleset))
-        {
-            system.push_str("\n\n");
-            system.push_str(&section);
-        }
+            opts.agent_prompt.as_deref(),
+            &surface,
+            &ruleset,
+        )
+        .await;
         let doom = Mutex::new(DoomGuard::new());
-        let step_env = StepEnv {
-            recorder: &rec,
-            provider: self.model.provider.as_ref(),
-            model: &model_ref,
-            agent: &opts.agent,
-            system: &system,
-            tools: &specs,
-            cancel: &cancel,
-            max_tokens: settings.max_tokens,
-            reasoning: &settings.reasoning,
-        };
         let invalid = s.registry.get("invalid");
         let call_env = CallEnv {
             recorder: &rec,
@@ -241,7 +231,20 @@ impl Runner {
             model: &self.model.api_model,
             continue_on_deny: s.config.experimental.continue_loop_on_deny,
             doom: &doom,
+            early_calls: opts.early_calls,
             cancel: &cancel,
+        };
+        let step_env = StepEnv {
+            recorder: &rec,
+            provider: self.model.provider.as_ref(),
+            model: &model_ref,
+            agent: &opts.agent,
+            system: &system,
+            tools: &specs,
+            cancel: &cancel,
+            calls: &call_env,
+            max_tokens: settings.max_tokens,
+            reasoning: &settings.reasoning,
         };
 
         let mut steps = 0;
@@ -311,9 +314,7 @@ impl Runner {
             if !step_text.is_empty() {
                 text = step_text;
             }
-            let results = run_calls(&call_env, message.id(), calls)
-                .instrument(step_span)
-                .await?;
+            let results = calls.finish().instrument(step_span).await?;
             let cost = settings.cost(&usage.unwrap_or_default());
             message.finish(&rec, &reason, usage, cost)?;
             if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
@@ -349,31 +350,6 @@ impl Runner {
             text,
         })
     }
-}
-
-/// Prepares, schedules and runs a step's calls; results in the model's order.
-async fn run_calls(
-    env: &CallEnv<'_>,
-    message_id: &str,
-    calls: Vec<(crate::provider::ToolCall, String)>,
-) -> Result<Vec<CallOutcome>, RunError> {
-    let prepared: Vec<_> = calls
-        .iter()
-        .map(|(call, part)| execute::prepare(env, message_id, part, call))
-        .collect();
-    const SKIPPED: &str =
-        "Not run: an earlier call in this step was refused, so the turn stopped here.";
-    let results = run_batches(
-        batches(prepared, execute::Prepared::concurrency_safe),
-        |p| execute::execute(env, p),
-        |p| execute::refuse(env, p, SKIPPED),
-        |r| r.as_ref().map_or(true, |o| o.end.stops_turn()),
-    )
-    .await;
-    results
-        .into_iter()
-        .map(|r| r.map_err(RunError::from))
-        .collect()
 }
 
 /// The longest wait a server's `Retry-After` may impose before a retry.

@@ -1,124 +1,135 @@
-//! The call scheduler: a step's ready calls run in the order the model made them, except that
-//! a run of consecutive concurrency-safe calls (by their tools' effects) runs in parallel.
-//! Once a batch produces a result that halts the turn (a refused permission, a fatal error),
-//! the calls after it are not run but answered by `skip`.
+//! The call scheduler's rule, pure: when may the next call of a step start?
+//!
+//! Calls start in the order the model made them. A concurrency-safe call (by its tool's
+//! effects) may start as soon as its arguments are complete, even while the response is still
+//! streaming, alongside other safe calls. A call that is not concurrency-safe starts only once
+//! the response has ended and every earlier call has finished, and runs alone; the calls after
+//! it wait for it. Once a result halts the turn (a refused permission, a fatal error, a
+//! cancellation), the calls not yet started are skipped.
+//!
+//! Unsafe calls wait for the end of the response so that a response that breaks off (and is
+//! retried) never leaves a command or an edit half-applied from a message the model will redo.
 
-use std::future::Future;
-
-/// A group of calls that run together.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Batch<T> {
-    /// Consecutive concurrency-safe calls, run at the same time.
-    Parallel(Vec<T>),
-    /// One call that runs alone.
-    Serial(T),
+/// What to do with the first call waiting to start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Start it now.
+    Start,
+    /// Answer it without running it: an earlier result halted the turn.
+    Skip,
+    /// Leave it (and every call after it) waiting.
+    Wait,
 }
 
-/// Splits `items` into batches, keeping their order.
-pub fn batches<T>(items: Vec<T>, safe: impl Fn(&T) -> bool) -> Vec<Batch<T>> {
-    let mut out: Vec<Batch<T>> = Vec::new();
-    for item in items {
-        if safe(&item) {
-            if let Some(Batch::Parallel(group)) = out.last_mut() {
-                group.push(item);
-            } else {
-                out.push(Batch::Parallel(vec![item]));
-            }
+/// The state the rule looks at, kept by the step's call runner.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gate {
+    /// The model's response is still arriving.
+    pub streaming: bool,
+    /// Calls started and not yet finished.
+    pub running: usize,
+    /// One of the running calls is not concurrency-safe (it must run alone).
+    pub exclusive: bool,
+    /// A result halted the turn.
+    pub halted: bool,
+    /// Safe calls wait for the end of the response too (the behaviour before calls were
+    /// started early; kept for comparison and as an escape hatch).
+    pub hold: bool,
+}
+
+impl Gate {
+    /// A gate for a response that has just started streaming; `early` lets safe calls start
+    /// before it ends.
+    pub fn streaming(early: bool) -> Self {
+        Gate {
+            streaming: true,
+            hold: !early,
+            ..Gate::default()
+        }
+    }
+
+    /// Whether the first waiting call, concurrency-safe or not, may start now.
+    pub fn decide(&self, safe: bool) -> Decision {
+        if self.halted {
+            Decision::Skip
+        } else if self.exclusive {
+            Decision::Wait
+        } else if safe && !(self.hold && self.streaming) {
+            Decision::Start
+        } else if self.streaming || self.running > 0 {
+            Decision::Wait
         } else {
-            out.push(Batch::Serial(item));
+            Decision::Start
         }
     }
-    out
-}
 
-/// Runs the batches in order; results come back in the calls' order. After a batch with a
-/// result for which `halts` is true, the remaining calls go to `skip` instead of `run`.
-pub async fn run_batches<T, R, Run, Fut>(
-    batches: Vec<Batch<T>>,
-    run: Run,
-    skip: impl Fn(T) -> R,
-    halts: impl Fn(&R) -> bool,
-) -> Vec<R>
-where
-    Run: Fn(T) -> Fut,
-    Fut: Future<Output = R>,
-{
-    let mut out = Vec::new();
-    let mut halted = false;
-    for batch in batches {
-        let items = match batch {
-            Batch::Parallel(items) => items,
-            Batch::Serial(item) => vec![item],
-        };
-        if halted {
-            out.extend(items.into_iter().map(&skip));
-            continue;
+    /// A call started.
+    pub fn started(&mut self, safe: bool) {
+        self.running += 1;
+        if !safe {
+            self.exclusive = true;
         }
-        let results = futures::future::join_all(items.into_iter().map(&run)).await;
-        halted = results.iter().any(&halts);
-        out.extend(results);
     }
-    out
+
+    /// A call finished; `halts` says whether its result stops the turn.
+    pub fn finished(&mut self, halts: bool) {
+        self.running = self.running.saturating_sub(1);
+        if self.running == 0 {
+            self.exclusive = false;
+        }
+        self.halted |= halts;
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
     use super::*;
 
     #[test]
-    fn consecutive_safe_calls_share_a_batch() {
-        let b = batches(vec![1, 3, 4, 5, 7, 8], |n| n % 2 == 1);
-        assert_eq!(
-            b,
-            vec![
-                Batch::Parallel(vec![1, 3]),
-                Batch::Serial(4),
-                Batch::Parallel(vec![5, 7]),
-                Batch::Serial(8),
-            ]
-        );
+    fn safe_calls_start_while_streaming_and_side_by_side() {
+        let mut g = Gate::streaming(true);
+        assert_eq!(g.decide(true), Decision::Start);
+        g.started(true);
+        assert_eq!(g.decide(true), Decision::Start, "a second safe call joins");
     }
 
-    #[tokio::test]
-    async fn parallel_calls_overlap_and_results_keep_order() {
-        // Each safe call waits until all three have started: only possible if they overlap.
-        let started = Arc::new(AtomicUsize::new(0));
-        let notify = Arc::new(tokio::sync::Notify::new());
-        let run = |n: u32| {
-            let started = started.clone();
-            let notify = notify.clone();
-            async move {
-                if started.fetch_add(1, Ordering::SeqCst) + 1 == 3 {
-                    notify.notify_waiters();
-                }
-                let waited = notify.notified();
-                if started.load(Ordering::SeqCst) < 3 {
-                    waited.await;
-                }
-                n * 10
-            }
-        };
-        let out = tokio::time::timeout(
-            std::time::Duration::from_secs(5),
-            run_batches(batches(vec![1, 2, 3], |_| true), run, |n| n, |_| false),
-        )
-        .await
-        .expect("the three calls overlap");
-        assert_eq!(out, vec![10, 20, 30]);
+    #[test]
+    fn a_held_gate_starts_nothing_before_the_response_ends() {
+        let mut g = Gate::streaming(false);
+        assert_eq!(g.decide(true), Decision::Wait);
+        g.streaming = false;
+        assert_eq!(g.decide(true), Decision::Start);
     }
 
-    #[tokio::test]
-    async fn a_halting_result_skips_the_rest() {
-        let out = run_batches(
-            batches(vec![1, 2, 3, 4], |n| *n > 2),
-            |n: i32| async move { if n == 2 { -2 } else { n } },
-            |n| n + 100,
-            |r| *r < 0,
-        )
-        .await;
-        assert_eq!(out, vec![1, -2, 103, 104]);
+    #[test]
+    fn an_unsafe_call_waits_for_the_stream_and_for_earlier_calls() {
+        let mut g = Gate::streaming(true);
+        assert_eq!(g.decide(false), Decision::Wait, "the response is not over");
+        g.started(true);
+        g.streaming = false;
+        assert_eq!(g.decide(false), Decision::Wait, "a safe call still runs");
+        g.finished(false);
+        assert_eq!(g.decide(false), Decision::Start);
+    }
+
+    #[test]
+    fn nothing_runs_beside_an_unsafe_call() {
+        let mut g = Gate::default();
+        g.started(false);
+        assert_eq!(g.decide(true), Decision::Wait);
+        assert_eq!(g.decide(false), Decision::Wait);
+        g.finished(false);
+        assert_eq!(g.decide(true), Decision::Start);
+    }
+
+    #[test]
+    fn a_halting_result_skips_what_has_not_started() {
+        let mut g = Gate::streaming(true);
+        g.started(true);
+        g.started(true);
+        g.finished(true);
+        assert_eq!(g.decide(true), Decision::Skip);
+        assert_eq!(g.decide(false), Decision::Skip);
+        assert_eq!(g.running, 1, "the other call keeps running");
     }
 }

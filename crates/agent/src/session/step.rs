@@ -1,7 +1,9 @@
 //! One step: a new assistant message, one model request, and its stream turned into stored
-//! parts through the [`StepAccumulator`]. The step ends with the calls that are ready to run,
-//! or with the error that broke it; in that case every call of the step is marked failed
-//! (none of them runs), so a retry starts clean.
+//! parts through the [`StepAccumulator`]. Each call is handed to the step's [`InFlight`] as
+//! soon as its arguments are complete, so concurrency-safe calls run while the rest of the
+//! response still streams. The step ends with those calls (for the runner to finish), or with
+//! the error that broke it; in that case the calls already running are waited for and every
+//! other call of the step is marked failed (none of them runs), so a retry starts clean.
 
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
@@ -11,12 +13,13 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::accumulate::{Change, StepAccumulator};
+use super::execute::CallEnv;
+use super::inflight::InFlight;
 use super::parts::{self, ModelRef};
 use super::record::Recorder;
 use super::step_message::StepMessage;
 use crate::provider::{
-    ChatMessage, ChatRequest, FinishReason, Provider, ProviderError, Reasoning, ToolCall, ToolSpec,
-    Usage,
+    ChatMessage, ChatRequest, FinishReason, Provider, ProviderError, Reasoning, ToolSpec, Usage,
 };
 use crate::store::{StoreError, now_ms};
 
@@ -33,18 +36,20 @@ pub struct StepEnv<'a> {
     /// `max_tokens` and reasoning settings for this model (see [`crate::catalogue::settings`]).
     pub max_tokens: Option<u32>,
     pub reasoning: &'a Reasoning,
+    /// Where the step's calls run.
+    pub calls: &'a CallEnv<'a>,
 }
 
 /// How the model's response ended.
 #[derive(Debug)]
-pub enum StepEnd {
+pub enum StepEnd<'a> {
     Finished {
         /// The step's message, for the runner to finish after the tools ran.
         message: StepMessage,
         reason: FinishReason,
         usage: Option<Usage>,
-        /// Ready calls with the id of their part, in the model's order.
-        calls: Vec<(ToolCall, String)>,
+        /// The step's calls, some perhaps already running or done: the runner finishes them.
+        calls: Box<InFlight<'a>>,
         text: String,
     },
     /// The request or its stream failed (or was cancelled); the message is marked failed.
@@ -65,11 +70,11 @@ pub fn error_name(e: &ProviderError) -> &'static str {
 
 /// Runs one step. `will_retry` says whether a retryable failure will be retried, in which case
 /// the message is marked `retried` and left out of later histories.
-pub async fn run_step(
-    env: &StepEnv<'_>,
+pub async fn run_step<'a>(
+    env: &StepEnv<'a>,
     history: Vec<ChatMessage>,
     will_retry: bool,
-) -> Result<StepEnd, StoreError> {
+) -> Result<StepEnd<'a>, StoreError> {
     let rec = env.recorder;
     let message = StepMessage::open(rec, env.agent, env.model)?;
     let mut driver = Driver {
@@ -79,6 +84,7 @@ pub async fn run_step(
         acc: StepAccumulator::new(),
         text_part: None,
         reasoning_part: None,
+        calls: InFlight::new(env.calls, message.id()),
     };
     let request = ChatRequest {
         model: env.model.model_id.clone(),
@@ -96,11 +102,11 @@ pub async fn run_step(
             message,
             reason,
             usage,
-            calls: driver.acc.ready_with_parts(),
             text: driver.acc.text(),
+            calls: Box::new(driver.calls),
         },
         Err(error) => {
-            driver.break_off(&error)?;
+            driver.break_off(&error).await?;
             let retried = will_retry && error.retryable() && !env.cancel.is_cancelled();
             let error = if env.cancel.is_cancelled() {
                 ProviderError::Cancelled
@@ -114,6 +120,13 @@ pub async fn run_step(
 }
 
 type Streamed = Result<(FinishReason, Option<Usage>), ProviderError>;
+
+/// What the stream loop woke up for.
+enum Woke<E> {
+    Event(Option<E>),
+    CallDone(Result<(), StoreError>),
+    Cancelled,
+}
 
 async fn stream(
     env: &StepEnv<'_>,
@@ -130,9 +143,19 @@ async fn stream(
         Err(e) => return Ok(Err(e)),
     };
     loop {
-        let next = tokio::select! {
-            next = events.next() => next,
-            () = cancel.cancelled() => return Ok(Err(ProviderError::Cancelled)),
+        // Calls already started make progress while the stream waits for its next event.
+        let woke = tokio::select! {
+            next = events.next() => Woke::Event(next),
+            Some(done) = driver.calls.next_done() => Woke::CallDone(done),
+            () = cancel.cancelled() => Woke::Cancelled,
+        };
+        let next = match woke {
+            Woke::Event(next) => next,
+            Woke::CallDone(done) => {
+                done?;
+                continue;
+            }
+            Woke::Cancelled => return Ok(Err(ProviderError::Cancelled)),
         };
         let event = match next {
             Some(Ok(event)) => event,
@@ -177,6 +200,7 @@ struct Driver<'a> {
     text_part: Option<(String, i64)>,
     /// The open reasoning part: `(id, start)`.
     reasoning_part: Option<(String, i64)>,
+    calls: InFlight<'a>,
 }
 
 impl Driver<'_> {
@@ -236,9 +260,10 @@ impl Driver<'_> {
                 self.acc.set_part(&id, part.id);
             }
             Change::CallReady(call) => {
-                if let Some(part_id) = self.acc.part_of(&call.id) {
+                if let Some(part_id) = self.acc.part_of(&call.id).map(str::to_string) {
                     let pending = ToolPart::pending(&call.id, &call.name, &call.arguments);
-                    rec.part(&self.message_id, Some(part_id), &pending.into())?;
+                    rec.part(&self.message_id, Some(&part_id), &pending.into())?;
+                    self.calls.offer(&call, &part_id)?;
                 }
             }
             Change::Finished { reason, usage } => return Ok(Some((reason, usage))),
@@ -254,17 +279,23 @@ impl Driver<'_> {
             .collect()
     }
 
-    /// The response broke off: store the text so far and fail every call of the step.
-    fn break_off(&mut self, error: &ProviderError) -> Result<(), StoreError> {
+    /// The response broke off: store the text so far, let the calls already running end, and
+    /// fail every other call of the step.
+    async fn break_off(&mut self, error: &ProviderError) -> Result<(), StoreError> {
         if let Some(change) = self.acc.close_reasoning() {
             self.apply(change)?;
         }
         if let Some(change) = self.acc.close_text() {
             self.apply(change)?;
         }
+        self.calls.settle().await?;
         let now = now_ms();
         let cancelled = matches!(error, ProviderError::Cancelled);
-        for (call, part_id) in self.acc.ready_with_parts() {
+        let ready = self.acc.ready_with_parts();
+        for (call, part_id) in ready
+            .into_iter()
+            .filter(|(c, _)| !self.calls.handled(&c.id))
+        {
             let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
             let why = if cancelled {
                 super::execute::CANCELLED

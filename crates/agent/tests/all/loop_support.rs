@@ -18,6 +18,7 @@ use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::InstanceInfo;
+use strata_services::instructions::Instructions;
 use strata_services::permission::Permission;
 use strata_services::skills::Skills;
 use strata_testkit::TestInstance;
@@ -38,6 +39,7 @@ pub(crate) fn services(t: &TestInstance) -> LoopServices {
         flags,
         info: t.get::<InstanceInfo>(),
         skills: t.get::<Skills>(),
+        instructions: t.get::<Instructions>(),
         clock: t.get::<Clock>(),
     }
 }

@@ -6,8 +6,10 @@
 mod loop_basics;
 mod loop_compact;
 mod loop_failures;
+mod loop_prompt;
 mod loop_reasoning;
 mod loop_skills;
+mod loop_streaming;
 mod loop_support;
 mod provider_streams;
 mod store_concurrency;

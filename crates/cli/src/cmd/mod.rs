@@ -1,6 +1,7 @@
 //! One module per command; each returns the process exit code (0 ok, 1 failed, 2 usage).
 
 mod debug;
+mod default_model;
 mod instance;
 mod mcp;
 mod mcp_serve;

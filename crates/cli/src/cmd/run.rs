@@ -1,6 +1,7 @@
 //! `strata run`: the agent loop on one message in a project, rendered as it happens.
 //!
-//! The model comes from `--model`, else the config's `model`; the provider from the
+//! The model comes from `--model`, else the config's `model`, else the default for the first
+//! API key set (see `default_model`); the provider from the
 //! environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, …) and the config's `provider` map. The
 //! session is new, the directory's last one (`--continue`) or a given one (`--session`).
 //! Exit codes: 0 the model finished, 1 the run failed or stopped (a model error, a refused
@@ -73,14 +74,20 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
             return 1;
         }
     };
-    let Some(model_id) = args.model.clone().or_else(|| services.config.model.clone()) else {
-        eprintln!(
-            "strata: no model chosen; pass --model PROVIDER/MODEL (e.g. --model openai/gpt-4.1) \
-             or set \"model\" in strata.json"
-        );
-        return 2;
-    };
     let env = |key: &str| std::env::var(key).ok();
+    let model_id = match args.model.clone().or_else(|| services.config.model.clone()) {
+        Some(m) => m,
+        None => match super::default_model::pick(env) {
+            Some((key, model)) => {
+                eprintln!("strata: using {model} ({key} is set; pass --model to choose another)");
+                model.to_string()
+            }
+            None => {
+                eprintln!("{}", super::default_model::none_chosen());
+                return 2;
+            }
+        },
+    };
     let (provider, api_model) = match resolve_provider(&model_id, env, &services.config.provider) {
         Ok(p) => p,
         Err(e) => {

@@ -83,6 +83,9 @@ pub struct ConfigData {
     /// The `websearch` section: the search endpoint, its key, whether the tool is shown.
     pub websearch: WebsearchConfig,
     pub skills: SkillsConfig,
+    /// `instructions`: more instruction files for the system prompt, paths or globs as written
+    /// (relative to the instance directory, `~/` for home; the Instructions service resolves).
+    pub instructions: Vec<String>,
     /// The whole merged document.
     pub raw: Value,
 }
@@ -101,6 +104,7 @@ impl Default for ConfigData {
             mcp_trust: Vec::new(),
             websearch: WebsearchConfig::default(),
             skills: SkillsConfig::default(),
+            instructions: Vec::new(),
             raw: Value::Object(Map::new()),
         }
     }

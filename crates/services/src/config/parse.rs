@@ -183,6 +183,26 @@ fn skill_paths(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
     }
 }
 
+/// `instructions`: an array of strings (paths or globs).
+fn instructions(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
+    match get(obj, "instructions") {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::String(s) => Ok(s.clone()),
+                v => Err(wrong(
+                    &format!("instructions[{i}]"),
+                    "a string (a file path or glob)",
+                    v,
+                )),
+            })
+            .collect(),
+        Some(v) => Err(wrong("instructions", "an array of file paths or globs", v)),
+    }
+}
+
 /// Checks and extracts the typed view of one config document.
 pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
     let Value::Object(root) = value else {
@@ -221,6 +241,7 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
         skills: SkillsConfig {
             paths: skill_paths(root)?,
         },
+        instructions: instructions(root)?,
         raw: value.clone(),
     })
 }
@@ -305,6 +326,16 @@ mod tests {
             field_error(json!({"skills": {"paths": ["ok", 3]}})).0,
             "skills.paths[1]"
         );
+        assert_eq!(
+            field_error(json!({"instructions": "AGENTS.md"})).0,
+            "instructions"
+        );
+        assert_eq!(
+            field_error(json!({"instructions": ["a.md", {}]})).0,
+            "instructions[1]"
+        );
+        let d = typed(&json!({"instructions": ["docs/*.md", "~/x.md"]})).unwrap();
+        assert_eq!(d.instructions, ["docs/*.md", "~/x.md"]);
     }
 
     #[test]

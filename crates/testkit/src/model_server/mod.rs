@@ -34,7 +34,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-pub use script::{ScriptedCall, Turn, call};
+pub use script::{Gate, Pause, ScriptedCall, Turn, call};
 pub use sent::{SentItem, SentMessage, SentRequest, render_requests};
 pub use wire::{USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS};
 
@@ -330,14 +330,24 @@ async fn handle(
                 }
                 Protocol::Anthropic => wire::anthropic(&pieces, model, n, input_tokens),
             };
-            sse(frames_body(frames, cut))
+            let pause = match &turn {
+                Turn::Paced { pause, .. } => Some(pause.clone()),
+                _ => None,
+            };
+            sse(frames_body(frames, cut, pause, shared.stop.clone()))
         }
     }
 }
 
 /// Streams `frames` one by one, yielding between them so each is written before the next (and
-/// before a cut, which aborts the connection with no terminating chunk).
-fn frames_body(frames: Vec<String>, cut: bool) -> Body {
+/// before a cut, which aborts the connection with no terminating chunk). A pause frame is not
+/// sent: the stream waits there as `pause` says (or until the server stops).
+fn frames_body(
+    frames: Vec<String>,
+    cut: bool,
+    pause: Option<Pause>,
+    stop: CancellationToken,
+) -> Body {
     let mut items: VecDeque<Result<String, std::io::Error>> = frames.into_iter().map(Ok).collect();
     if cut {
         items.push_back(Err(std::io::Error::new(
@@ -345,11 +355,25 @@ fn frames_body(frames: Vec<String>, cut: bool) -> Body {
             "scripted cut: the turn ends mid-stream",
         )));
     }
-    Body::from_stream(futures::stream::unfold(items, |mut items| async move {
-        tokio::task::yield_now().await;
-        let item = items.pop_front()?;
-        Some((item, items))
-    }))
+    Body::from_stream(futures::stream::unfold(
+        (items, 0),
+        move |(mut items, mut paused)| {
+            let pause = pause.clone();
+            let stop = stop.clone();
+            async move {
+                tokio::task::yield_now().await;
+                let mut item = items.pop_front()?;
+                while matches!(&item, Ok(f) if f == wire::PAUSE_FRAME) {
+                    if let Some(pause) = &pause {
+                        tokio::select! { () = pause.wait(paused) => {} () = stop.cancelled() => {} }
+                    }
+                    paused += 1;
+                    item = items.pop_front()?;
+                }
+                Some((item, (items, paused)))
+            }
+        },
+    ))
 }
 
 /// Counts a hanging response as released when its body is dropped.

@@ -1,6 +1,11 @@
 //! The script a [`ModelServer`](super::ModelServer) replays: one [`Turn`] per request, and the
 //! protocol-neutral pieces each turn streams as.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
 /// A scripted tool call: `(id, name, arguments as a JSON text)`.
 pub type ScriptedCall = (String, String, String);
 
@@ -35,6 +40,71 @@ pub enum Turn {
     /// A `redacted_thinking` block with this data (Anthropic only; OpenAI streams nothing for
     /// it), then `then`.
     Redacted { data: String, then: Box<Turn> },
+    /// Streams the calls like [`Turn::ToolCalls`], pausing after the start of each call but the
+    /// first, before its arguments: the earlier calls are complete (in both protocols) while
+    /// the response is still open, as when a real model takes time to write the next call.
+    Paced {
+        calls: Vec<ScriptedCall>,
+        pause: Pause,
+    },
+}
+
+/// How long a [`Turn::Paced`] response pauses between calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pause {
+    /// A fixed wait.
+    For(Duration),
+    /// Until the test opens the gate (every pause of the turn waits for the same gate).
+    Until(Gate),
+    /// Pause `n` (from 0) waits for gate `n`; pauses beyond the list do not wait.
+    Each(Vec<Gate>),
+}
+
+impl Pause {
+    /// Waits out pause number `n` of the turn.
+    pub(crate) async fn wait(&self, n: usize) {
+        match self {
+            Pause::For(d) => tokio::time::sleep(*d).await,
+            Pause::Until(gate) => gate.passed().await,
+            Pause::Each(gates) => {
+                if let Some(gate) = gates.get(n) {
+                    gate.passed().await;
+                }
+            }
+        }
+    }
+}
+
+/// A gate a scripted response waits at until the test opens it. Cheap to clone; clones share
+/// the gate.
+#[derive(Debug, Clone, Default)]
+pub struct Gate(Arc<CancellationToken>);
+
+impl PartialEq for Gate {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Gate {}
+
+impl Gate {
+    pub fn new() -> Gate {
+        Gate::default()
+    }
+
+    /// Lets every waiting and future pause through.
+    pub fn open(&self) {
+        self.0.cancel();
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.0.is_cancelled()
+    }
+
+    pub(crate) async fn passed(&self) {
+        self.0.cancelled().await;
+    }
 }
 
 impl Turn {
@@ -91,6 +161,8 @@ pub(crate) enum Piece {
     Finish {
         tools: bool,
     },
+    /// The stream waits here (a [`Turn::Paced`] pause).
+    Pause,
 }
 
 /// Delta size used to split text and arguments, small so that clients must accumulate.
@@ -136,6 +208,25 @@ pub(crate) fn pieces(turn: &Turn) -> (Vec<Piece>, bool) {
             }
             for (index, c) in calls.iter().enumerate() {
                 call_pieces(&mut out, index, c, usize::MAX);
+            }
+            out.push(Piece::Finish { tools: true });
+            (out, false)
+        }
+        Turn::Paced { calls, .. } => {
+            for (index, c) in calls.iter().enumerate() {
+                out.push(Piece::CallStart {
+                    index,
+                    id: c.0.clone(),
+                    name: c.1.clone(),
+                });
+                if index > 0 {
+                    out.push(Piece::Pause);
+                }
+                out.extend(
+                    split(&c.2)
+                        .into_iter()
+                        .map(|delta| Piece::CallArgs { index, delta }),
+                );
             }
             out.push(Piece::Finish { tools: true });
             (out, false)
@@ -195,6 +286,22 @@ mod tests {
             .collect();
         assert_eq!(sent, "{\"comman");
         assert!(!p.iter().any(|x| matches!(x, Piece::Finish { .. })));
+    }
+
+    #[test]
+    fn a_paced_turn_pauses_after_each_later_call_starts() {
+        let calls = vec![call("c1", "read", "{}"), call("c2", "read", "{}")];
+        let (p, cut) = pieces(&Turn::Paced {
+            calls,
+            pause: Pause::For(Duration::from_millis(1)),
+        });
+        assert!(!cut);
+        let pause = p.iter().position(|x| *x == Piece::Pause).unwrap();
+        assert!(matches!(&p[pause - 1], Piece::CallStart { id, .. } if id == "c2"));
+        assert_eq!(p.iter().filter(|x| **x == Piece::Pause).count(), 1);
+        let gate = Gate::new();
+        assert_eq!(gate.clone(), gate);
+        assert_ne!(Gate::new(), gate);
     }
 
     #[test]

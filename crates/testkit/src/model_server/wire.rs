@@ -5,6 +5,9 @@ use serde_json::{Value, json};
 
 use super::script::Piece;
 
+/// Stands for a pause in a list of frames; never written to the wire.
+pub(crate) const PAUSE_FRAME: &str = "";
+
 /// Token counts every scripted response reports.
 pub const USAGE_INPUT_TOKENS: u64 = 21;
 pub const USAGE_OUTPUT_TOKENS: u64 = 7;
@@ -50,6 +53,7 @@ pub(crate) fn openai(
                 json!({"tool_calls": [{"index": index, "function": {"arguments": delta}}]}),
                 Value::Null,
             ),
+            Piece::Pause => PAUSE_FRAME.to_string(),
             Piece::Finish { tools } => {
                 let reason = if *tools { "tool_calls" } else { "stop" };
                 let mut end = vec![chunk(json!({}), json!(reason))];
@@ -202,6 +206,7 @@ pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize, input: u64) -> 
                     }),
                 ));
             }
+            Piece::Pause => frames.push(PAUSE_FRAME.to_string()),
             Piece::Finish { tools } => {
                 close(&mut frames, &mut open);
                 let reason = if *tools { "tool_use" } else { "end_turn" };

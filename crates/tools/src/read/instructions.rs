@@ -1,6 +1,7 @@
 //! Instruction files near a file being read (spec §1 step 12): `AGENTS.md`, `CLAUDE.md`,
 //! `CONTEXT.md` in the directories between the file and the project root, each attached once
-//! per session.
+//! per session. A file the system prompt already holds (see [`Instructions`]) is never
+//! attached.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -8,6 +9,7 @@ use std::sync::Mutex;
 
 use strata_services::fs::FsUtil;
 use strata_services::instance::InstanceInfo;
+use strata_services::instructions::Instructions;
 
 use crate::contract::ToolCx;
 
@@ -27,9 +29,11 @@ impl Claims {
         &self,
         info: &InstanceInfo,
         fs: &FsUtil,
+        system: &Instructions,
         file: &Path,
         cx: &ToolCx,
     ) -> Vec<(PathBuf, String)> {
+        let in_prompt = system.paths().await;
         let mut found = Vec::new();
         let mut dir = file.parent();
         while let Some(d) = dir {
@@ -38,7 +42,7 @@ impl Claims {
             }
             for name in NAMES {
                 let candidate = d.join(name);
-                if candidate == file {
+                if candidate == file || in_prompt.contains(&candidate) {
                     continue;
                 }
                 if let Ok(bytes) = fs.read(&candidate, MAX_INSTRUCTION_BYTES).await {

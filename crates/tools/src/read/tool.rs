@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 use strata_services::file_time::{FileTime, hash_bytes};
 use strata_services::fs::{FileKind, FsUtil, Metadata, to_slash};
 use strata_services::instance::InstanceInfo;
+use strata_services::instructions::Instructions;
 use strata_services::lsp::Lsp;
 
 use super::page::{DEFAULT_LIMIT, LineSplitter, MAX_BYTES, Next, Pager};
@@ -40,6 +41,8 @@ pub struct Read {
     fs: FsUtil,
     file_time: FileTime,
     lsp: Lsp,
+    /// The instruction files the system prompt holds: never attached again.
+    system: Instructions,
     instructions: instructions::Claims,
 }
 
@@ -47,14 +50,15 @@ impl Tool for Read {
     const ID: &'static str = "read";
     const EFFECTS: Effects = Effects::READ_ONLY;
     type Params = ReadParams;
-    type Deps = (InstanceInfo, FsUtil, FileTime, Lsp);
+    type Deps = (InstanceInfo, FsUtil, FileTime, Lsp, Instructions);
 
-    fn init((info, fs, file_time, lsp): Self::Deps) -> Self {
+    fn init((info, fs, file_time, lsp, system): Self::Deps) -> Self {
         Read {
             info,
             fs,
             file_time,
             lsp,
+            system,
             instructions: instructions::Claims::default(),
         }
     }
@@ -90,7 +94,7 @@ impl Tool for Read {
         }
         let loaded = self
             .instructions
-            .find(&self.info, &self.fs, &path, &cx)
+            .find(&self.info, &self.fs, &self.system, &path, &cx)
             .await;
         let sample = self.fs.read_head(&path, SAMPLE_BYTES).await?;
         let name = path
