@@ -4,6 +4,7 @@
 //! - [`store`]: sessions, messages, parts and their numbered events.
 //! - [`session`]: the agent loop and its parts; [`events`]: what front-ends hear.
 //! - [`todos`]: session todo lists kept in the store.
+//! - [`subagents`]: child sessions started by the `task` tool.
 //! - [`production`]: the registry's production graph plus the [`Store`](store::Store) and the
 //!   todo lists kept in it.
 
@@ -12,6 +13,7 @@ pub mod events;
 pub mod provider;
 pub mod session;
 pub mod store;
+pub mod subagents;
 pub mod todos;
 
 mod production;

@@ -1,9 +1,12 @@
-//! The graph the CLI runs: the registry's production graph plus the session store.
+//! The graph the CLI runs: the registry's production graph plus the session store and the
+//! subagents run by the loop.
 
 use strata_graph::{BoxError, Graph, Node, Scope, Tier};
 use strata_services::flags::RuntimeFlags;
+use strata_services::subagents::Subagents;
 use strata_services::todo::Todos;
 
+use crate::subagents::{subagent_runs_node, subagents_node};
 use crate::todos::todos_node;
 
 /// The global-tier node opening `<data dir>/strata.db`.
@@ -22,6 +25,10 @@ pub fn production() -> Graph {
     let mut graph = strata_registry::production().with(store_node());
     if graph.replace::<Todos>(todos_node()).is_err() {
         graph.add(todos_node());
+    }
+    graph.add(subagent_runs_node());
+    if graph.replace::<Subagents>(subagents_node()).is_err() {
+        graph.add(subagents_node());
     }
     graph
 }

@@ -99,9 +99,12 @@ impl ToolRegistry {
         self.all().iter().map(|t| t.id).collect()
     }
 
-    /// The tools advertised to a model (spec §0.7).
+    /// The tools advertised to a model (spec §0.7), described for the spec's rules.
     pub fn surface(&self, spec: &SurfaceSpec) -> Vec<ErasedTool> {
-        surface(&self.all(), spec).into_iter().cloned().collect()
+        surface(&self.all(), spec)
+            .into_iter()
+            .map(|t| t.for_rules(&spec.ruleset))
+            .collect()
     }
 
     /// The backends these tools need that `config` or the environment (`flags`) configures

@@ -44,6 +44,7 @@ use strata_services::skills::Skills;
 
 use crate::events::{message_json, part_json, session_json};
 use crate::store::{Session, Store, StoreError};
+use crate::subagents::SubagentRuns;
 
 pub use runner::{Model, RunOptions, RunOutcome, RunReport, Runner};
 
@@ -59,6 +60,8 @@ pub struct LoopServices {
     pub skills: Skills,
     /// Waits between retries go through the Clock, so tests can drive them.
     pub clock: Clock,
+    /// The live runs, so `task` can start children from this one.
+    pub runs: SubagentRuns,
 }
 
 impl LoopServices {
@@ -73,6 +76,8 @@ impl LoopServices {
             info: cx.get::<InstanceInfo>()?,
             skills: cx.get::<Skills>()?,
             clock: cx.get::<Clock>()?,
+            // Graphs without the registry cannot start subagents; a private one is harmless.
+            runs: cx.get::<SubagentRuns>().unwrap_or_default(),
         })
     }
 }

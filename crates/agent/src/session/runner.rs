@@ -128,6 +128,16 @@ impl Runner {
         s.registry.surface(&spec)
     }
 
+    /// What a child started from this run runs with.
+    fn context(&self, sink: Option<UnboundedSender<LoopEvent>>) -> crate::subagents::RunContext {
+        crate::subagents::RunContext {
+            services: self.services.clone(),
+            model: self.model.clone(),
+            options: self.options.clone(),
+            sink,
+        }
+    }
+
     /// The effective rules of this run: the agent's, then the session's; a run computes them
     /// once.
     fn ruleset(&self) -> Result<Ruleset, RunError> {
@@ -148,6 +158,7 @@ impl Runner {
     ) -> Result<RunReport, RunError> {
         let s = &self.services;
         let opts = &self.options;
+        let _live = s.runs.register(session_id, self.context(sink.clone()));
         let rec = Recorder::new(s.store.clone(), session_id, sink);
         let session = s.store.session(session_id)?;
         if session.title.is_empty() {

@@ -39,6 +39,7 @@ pub(crate) fn services(t: &TestInstance) -> LoopServices {
         info: t.get::<InstanceInfo>(),
         skills: t.get::<Skills>(),
         clock: t.get::<Clock>(),
+        runs: Default::default(),
     }
 }
 

@@ -11,4 +11,5 @@ mod provider_streams;
 mod store_concurrency;
 mod store_sessions;
 mod store_todos;
+mod task_subagents;
 mod todo_question;

@@ -6,6 +6,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use strata_graph::{Context, Deps, Missing, Requirement};
 use strata_services::config::{Config, ToolOutput};
+use strata_services::diff_budget::DiffBudget;
+use strata_services::fs::FsUtil;
+use strata_services::permission::Rule;
 use strata_services::truncate::Truncate;
 use tower::ServiceBuilder;
 use tower::ServiceExt;
@@ -20,6 +23,7 @@ use super::tool::{Decoded, Tool, ToolService};
 use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
+use crate::layers::diff_budget::DiffBudgetLayer;
 use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
 
@@ -55,7 +59,7 @@ impl std::fmt::Debug for ToolDef {
 }
 
 /// The services the wrapper itself needs around every tool.
-type LayerDeps = (Truncate, Config);
+type LayerDeps = (Truncate, Config, DiffBudget, FsUtil);
 
 impl ToolDef {
     pub fn of<T: Tool>() -> Self {
@@ -96,11 +100,16 @@ impl ToolDef {
 
 fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
-    let (truncate, config) = LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
+    let (truncate, config, budget, fs) = LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
     let tool = Arc::new(T::init(deps));
     let description = tool.description();
     let limits = &config.data().tool_output;
-    let service = layered::<T::Params, _>(T::ID, truncate, limits, ToolService::new(tool));
+    let budget = DiffBudgetLayer::new(budget, fs, T::PERMISSION);
+    let for_rules: DescribeFor = {
+        let tool = tool.clone();
+        Arc::new(move |rules: &[Rule]| tool.description_for(rules))
+    };
+    let service = layered::<T::Params, _>(T::ID, truncate, limits, budget, ToolService::new(tool));
     Ok(ErasedTool {
         id: T::ID,
         permission: T::PERMISSION,
@@ -108,15 +117,18 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
         description,
         schema: Arc::new(wire_schema::<T::Params>()),
         effects: T::EFFECTS,
+        for_rules: Some(for_rules),
         service,
     })
 }
 
-/// The standard wrapper, outermost first: span, decoding into `P`, cancellation, truncation.
+/// The standard wrapper, outermost first: span, decoding into `P`, cancellation, truncation,
+/// the diff budget.
 pub(super) fn layered<P, S>(
     id: &'static str,
     truncate: Truncate,
     limits: &ToolOutput,
+    budget: DiffBudgetLayer,
     inner: S,
 ) -> BoxCloneSyncService<ToolCall, ToolResult, ToolError>
 where
@@ -137,9 +149,13 @@ where
             limits.max_lines,
             limits.max_bytes,
         ))
+        .layer(budget)
         .service(inner);
     BoxCloneSyncService::new(service)
 }
+
+/// A tool's description for given rules, when it depends on them.
+pub(super) type DescribeFor = Arc<dyn Fn(&[Rule]) -> Option<String> + Send + Sync>;
 
 /// An initialised tool behind the full wrapper.
 #[derive(Clone)]
@@ -150,6 +166,7 @@ pub struct ErasedTool {
     pub description: String,
     pub schema: Arc<Value>,
     pub effects: Effects,
+    pub(super) for_rules: Option<DescribeFor>,
     pub(super) service: BoxCloneSyncService<ToolCall, ToolResult, ToolError>,
 }
 
@@ -160,6 +177,16 @@ impl std::fmt::Debug for ErasedTool {
 }
 
 impl ErasedTool {
+    /// This tool as a caller bound by `rules` sees it: the description may list only what
+    /// those rules allow (see [`Tool::description_for`]).
+    pub fn for_rules(&self, rules: &[Rule]) -> ErasedTool {
+        let mut tool = self.clone();
+        if let Some(text) = self.for_rules.as_ref().and_then(|f| f(rules)) {
+            tool.description = text;
+        }
+        tool
+    }
+
     /// Runs one call through tracing, decoding, the tool and truncation.
     pub async fn call(
         &self,

@@ -15,6 +15,7 @@ use super::error::ToolError;
 use super::result::ToolResult;
 use super::tool::Decoded;
 use super::visibility::Visibility;
+use crate::layers::diff_budget::DiffBudgetLayer;
 
 /// What a run-time tool is, as the registry lists it.
 #[derive(Debug, Clone)]
@@ -51,7 +52,14 @@ impl ErasedTool {
             description: tool.description,
             schema: Arc::new(tool.schema),
             effects: tool.effects,
-            service: layered::<Value, _>(tool.id, truncate, limits, service),
+            for_rules: None,
+            service: layered::<Value, _>(
+                tool.id,
+                truncate,
+                limits,
+                DiffBudgetLayer::off(),
+                service,
+            ),
         }
     }
 }
