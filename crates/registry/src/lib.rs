@@ -4,15 +4,19 @@
 //!   requirements are every tool's, so graph validation checks the tools are complete.
 //! - [`surface`]: the advertised tools for a model, from each tool's declared visibility,
 //!   effects and permission key (patch models, flags, backends, plan mode, hidden tools).
+//! - [`agents`]: the built-in and custom agents (config, markdown files), one [`Agents`]
+//!   service per instance.
 //! - [`mcp`]: the tools of the configured MCP servers, adapted to the tool contract.
 //! - [`Runtime`] / [`Instance`]: the global tier once, an instance per directory.
 
+pub mod agents;
 pub mod mcp;
 mod registry;
 pub mod rules;
 mod runtime;
 pub mod surface;
 
+pub use agents::{AgentInfo, AgentMode, Agents, UnknownAgent};
 pub use registry::{RegistryError, ToolRegistry, production};
 pub use runtime::{Instance, Runtime};
 pub use surface::{SurfaceSpec, is_patch_model};

@@ -143,7 +143,9 @@ fn check_unique(defs: &[ToolDef]) -> Result<(), RegistryError> {
     Ok(())
 }
 
-/// The production graph with the tool registry: what the CLI and the testkit build.
+/// The production graph with the tool registry and the agents: what the CLI and the testkit build.
 pub fn production() -> Graph {
-    strata_services::production().with(ToolRegistry::node(strata_tools::builtin()))
+    strata_services::production()
+        .with(ToolRegistry::node(strata_tools::builtin()))
+        .with(crate::agents::Agents::node())
 }

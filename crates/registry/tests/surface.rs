@@ -1,6 +1,9 @@
 //! The tool surface per model, mode and rules, from a real instance's registry. Expected lists
 //! come from what `strata_tools::builtin()` declares; a few spot checks pin the behaviour.
 
+#[path = "surface/agents.rs"]
+mod agents;
+
 use serde_json::json;
 use strata_registry::{SurfaceSpec, ToolRegistry, is_patch_model};
 use strata_services::flags::{Flag, RuntimeFlags};
