@@ -6,7 +6,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
 use strata_graph::{BoxError, Node, Scope, Tier};
-use strata_registry::rules::agent_ruleset;
+use strata_registry::rules::ruleset_of;
+use strata_registry::{AgentInfo, Agents};
 use strata_services::subagents::{
     ChildSession, SubagentError, SubagentHost, SubagentInfo, SubagentRequest, Subagents,
 };
@@ -17,16 +18,6 @@ use super::runs::{RunContext, SubagentRuns};
 use crate::provider::resolve_provider;
 use crate::session::{Model, RunOptions, RunOutcome, Runner};
 use crate::store::Store;
-
-/// One agent `task` may start, with what the child runs with.
-#[derive(Debug, Clone)]
-pub struct SubagentSpec {
-    pub info: SubagentInfo,
-    /// `provider/model` of its own, else the caller's model.
-    pub model: Option<String>,
-    /// Most steps of its runs, else the caller's limit.
-    pub steps: Option<u32>,
-}
 
 /// A child between `prepare` and `run`.
 struct Pending {
@@ -39,21 +30,20 @@ struct Pending {
 pub struct StoredSubagents {
     runs: SubagentRuns,
     store: Store,
-    agents: Vec<SubagentSpec>,
+    agents: Agents,
     pending: Mutex<HashMap<String, Pending>>,
 }
 
 impl std::fmt::Debug for StoredSubagents {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("StoredSubagents")
-            .field("agents", &self.agents)
+            .field("agents", &self.agents.names())
             .finish_non_exhaustive()
     }
 }
 
 impl StoredSubagents {
-    pub fn new(runs: SubagentRuns, store: Store, mut agents: Vec<SubagentSpec>) -> Self {
-        agents.sort_by(|a, b| a.info.name.cmp(&b.info.name));
+    pub fn new(runs: SubagentRuns, store: Store, agents: Agents) -> Self {
         StoredSubagents {
             runs,
             store,
@@ -78,8 +68,8 @@ impl StoredSubagents {
         Ok(depth)
     }
 
-    /// The model of a child of `spec` started from `parent`.
-    fn model(&self, spec: &SubagentSpec, parent: &RunContext) -> Result<Model, SubagentError> {
+    /// The model of a child of `spec` started from `parent`: its own, else the parent's.
+    fn model(&self, spec: &AgentInfo, parent: &RunContext) -> Result<Model, SubagentError> {
         let Some(id) = &spec.model else {
             return Ok(parent.model.clone());
         };
@@ -88,7 +78,7 @@ impl StoredSubagents {
             .map_err(|e| {
                 SubagentError::Unavailable(format!(
                     "the subagent `{}` is set to the model `{id}`, which cannot be used: {e}",
-                    spec.info.name
+                    spec.name
                 ))
             })?;
         Ok(Model {
@@ -105,7 +95,13 @@ fn store_error(e: crate::store::StoreError) -> SubagentError {
 
 impl SubagentHost for StoredSubagents {
     fn agents(&self) -> Vec<SubagentInfo> {
-        self.agents.iter().map(|a| a.info.clone()).collect()
+        self.agents
+            .subagents()
+            .map(|a| SubagentInfo {
+                name: a.name.clone(),
+                description: a.description.clone(),
+            })
+            .collect()
     }
 
     fn prepare(&self, req: SubagentRequest) -> Result<ChildSession, SubagentError> {
@@ -116,12 +112,9 @@ impl SubagentHost for StoredSubagents {
                 req.parent_session_id
             )));
         };
-        let Some(spec) = self
-            .agents
-            .iter()
-            .find(|a| a.info.name == req.subagent_type)
-        else {
-            let names: Vec<&str> = self.agents.iter().map(|a| a.info.name.as_str()).collect();
+        let found = self.agents.get(&req.subagent_type);
+        let Some(spec) = found.filter(|a| a.mode.is_subagent()) else {
+            let names: Vec<&str> = self.agents.subagents().map(|a| a.name.as_str()).collect();
             return Err(SubagentError::UnknownAgent {
                 name: req.subagent_type,
                 available: names.join(", "),
@@ -133,7 +126,7 @@ impl SubagentHost for StoredSubagents {
         if self.depth(&req.parent_session_id)? >= limit {
             return Err(SubagentError::DepthLimit { limit });
         }
-        let agent_rules = agent_ruleset(&spec.info.name, &s.config, &s.flags, &s.skills)
+        let agent_rules = ruleset_of(spec, &s.config, &s.flags, &s.skills)
             .map_err(|e| SubagentError::Unavailable(e.to_string()))?;
         let session_rules = child_rules(&parent.options.session_rules, &agent_rules, raw);
         let model = self.model(spec, &parent)?;
@@ -148,14 +141,14 @@ impl SubagentHost for StoredSubagents {
                     .store
                     .create_session(&s.info.directory, Some(&req.parent_session_id))
                     .map_err(store_error)?;
-                let title = format!("{} (@{} subagent)", req.description, spec.info.name);
+                let title = format!("{} (@{} subagent)", req.description, spec.name);
                 self.store
                     .update_session_title(&session.id, &title)
                     .map_err(store_error)?
             }
         };
         let options = RunOptions {
-            agent: spec.info.name.clone(),
+            agent: spec.name.clone(),
             max_steps: spec.steps.unwrap_or(parent.options.max_steps),
             session_rules,
             ..parent.options.clone()
@@ -163,7 +156,7 @@ impl SubagentHost for StoredSubagents {
         let child = ChildSession {
             session_id: session.id.clone(),
             parent_session_id: req.parent_session_id,
-            agent: spec.info.name.clone(),
+            agent: spec.name.clone(),
             model: model.id.clone(),
         };
         self.pending().insert(
@@ -219,39 +212,13 @@ impl SubagentHost for StoredSubagents {
     }
 }
 
-/// The built-in subagents, until the registry's agent definitions are wired in.
-fn builtin_subagents() -> Vec<SubagentSpec> {
-    let spec = |name: &str, description: &str| SubagentSpec {
-        info: SubagentInfo {
-            name: name.into(),
-            description: Some(description.into()),
-        },
-        model: None,
-        steps: None,
-    };
-    vec![
-        spec(
-            "general",
-            "A general-purpose agent for multi-step work: research, searching and changing code.",
-        ),
-        spec(
-            "explore",
-            "A fast, read-only agent for finding files, searching code and answering questions about the codebase.",
-        ),
-    ]
-}
-
 /// The instance-tier node giving [`Subagents`] run by the agent loop; it takes the place of
 /// the tools-only graph's unavailable one.
 pub fn subagents_node() -> Node {
     Node::new(
         Tier::Instance,
-        |(runs, store): (SubagentRuns, Store), _scope: Scope| async move {
-            Ok::<_, BoxError>(Subagents::new(StoredSubagents::new(
-                runs,
-                store,
-                builtin_subagents(),
-            )))
+        |(runs, store, agents): (SubagentRuns, Store, Agents), _scope: Scope| async move {
+            Ok::<_, BoxError>(Subagents::new(StoredSubagents::new(runs, store, agents)))
         },
     )
 }

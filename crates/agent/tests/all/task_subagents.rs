@@ -442,3 +442,32 @@ async fn task_id_resumes_the_same_child_with_its_history() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn the_description_lists_the_subagents_the_caller_may_start() {
+    instance()
+        .config(json!({
+            "agent": {
+                "reviewer": {"description": "Reviews a change and reports problems.", "mode": "subagent"},
+                "scout": {"description": "Maps unfamiliar code quickly.", "mode": "all"},
+                "solo": {"description": "A primary agent, never a subagent.", "mode": "primary"},
+                "hidden": {"description": "Denied to the caller.", "mode": "subagent"},
+            },
+            "permission": {"task": {"hidden": "deny"}},
+        }))
+        .run(|t| async move {
+            let server = ModelServer::start(vec![]);
+            let runner = runner(&t, &server, options());
+            let surface = runner.surface().unwrap();
+            let task = surface.iter().find(|t| t.id == "task").unwrap();
+            let mut settings = insta::Settings::clone_current();
+            settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"));
+            settings.set_prepend_module_to_snapshot(false);
+            settings.bind(|| insta::assert_snapshot!("task_description", task.description));
+            // Stable across calls.
+            let again = runner.surface().unwrap();
+            let again = again.iter().find(|t| t.id == "task").unwrap();
+            assert_eq!(again.description, task.description);
+        })
+        .await;
+}
