@@ -71,6 +71,10 @@ pub(crate) struct RunArgs {
     /// Most model steps in this run.
     #[arg(long, default_value_t = 50)]
     pub max_steps: u32,
+    /// How hard the model reasons: minimal, low, medium, high, max, or a variant named in
+    /// the config (`provider.<id>.models.<model>.variants`).
+    #[arg(long)]
+    pub variant: Option<String>,
     /// The message.
     #[arg(required = true)]
     pub message: Vec<String>,

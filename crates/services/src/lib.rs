@@ -21,6 +21,7 @@ pub mod process;
 mod production;
 pub mod question;
 pub mod skills;
+pub mod snapshot;
 pub mod subagents;
 pub mod todo;
 pub mod truncate;

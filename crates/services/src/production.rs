@@ -18,6 +18,7 @@ use crate::permission::Permission;
 use crate::process::ChildProcessSpawner;
 use crate::question::Question;
 use crate::skills::Skills;
+use crate::snapshot::Snapshots;
 use crate::subagents::Subagents;
 use crate::todo::Todos;
 use crate::truncate::Truncate;
@@ -44,6 +45,7 @@ pub fn production() -> Graph {
         }))
         .with(HttpClient::node())
         .with(Truncate::node())
+        .with(Snapshots::node())
         // Throwaway lists; the agent's graph keeps them in the session database instead.
         .with(Todos::node())
         // Instance tier: one per project directory.

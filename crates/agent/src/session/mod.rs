@@ -10,6 +10,8 @@
 //! - [`step_message`]: the one owner of a step's assistant message, from creation to finish;
 //! - [`record`]: persistence, one transaction and one numbered event per change;
 //! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
+//! - [`compact`]: pruning and summarising a session that nears the model's context window;
+//! - [`totals`]: a session's summed tokens and cost;
 //! - [`runner`]: the loop itself.
 //!
 //! ```ignore
@@ -20,6 +22,7 @@
 //! ```
 
 pub mod accumulate;
+pub mod compact;
 pub mod execute;
 pub mod history;
 pub mod parts;
@@ -29,6 +32,7 @@ pub mod runner;
 pub mod schedule;
 pub mod step;
 pub mod step_message;
+pub mod totals;
 
 use std::path::Path;
 
@@ -89,6 +93,8 @@ pub enum RunError {
     Store(#[from] StoreError),
     #[error("the permission rules in the configuration are invalid: {0}")]
     Rules(#[from] RuleConfigError),
+    #[error("the model settings are invalid: {0}")]
+    Catalogue(#[from] crate::catalogue::CatalogueError),
     #[error(
         "there is no earlier session in {} to continue; run without --continue to start one",
         dir.display()

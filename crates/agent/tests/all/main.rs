@@ -5,7 +5,9 @@
 
 mod diff_budget;
 mod loop_basics;
+mod loop_compact;
 mod loop_failures;
+mod loop_reasoning;
 mod loop_skills;
 mod loop_support;
 mod provider_streams;
@@ -14,3 +16,4 @@ mod store_sessions;
 mod store_todos;
 mod task_subagents;
 mod todo_question;
+mod undo;

@@ -8,7 +8,9 @@ use strata_graph::{Context, Deps, Missing, Requirement};
 use strata_services::config::{Config, ToolOutput};
 use strata_services::diff_budget::DiffBudget;
 use strata_services::fs::FsUtil;
+use strata_services::instance::InstanceInfo;
 use strata_services::permission::Rule;
+use strata_services::snapshot::Snapshots;
 use strata_services::truncate::Truncate;
 use tower::ServiceBuilder;
 use tower::ServiceExt;
@@ -24,6 +26,7 @@ use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
 use crate::layers::diff_budget::DiffBudgetLayer;
+use crate::layers::snapshot::{Marker, SnapshotLayer};
 use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
 
@@ -59,7 +62,14 @@ impl std::fmt::Debug for ToolDef {
 }
 
 /// The services the wrapper itself needs around every tool.
-type LayerDeps = (Truncate, Config, DiffBudget, FsUtil);
+type LayerDeps = (
+    Truncate,
+    Config,
+    Snapshots,
+    InstanceInfo,
+    DiffBudget,
+    FsUtil,
+);
 
 impl ToolDef {
     pub fn of<T: Tool>() -> Self {
@@ -100,7 +110,13 @@ impl ToolDef {
 
 fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
-    let (truncate, config, budget, fs) = LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
+    let (truncate, config, snapshots, info, budget, fs) =
+        LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
+    // Only tools that may change files need an undo point before they run.
+    let marker = (!T::EFFECTS.read_only).then(|| Marker {
+        snapshots,
+        worktree: info.worktree.clone(),
+    });
     let tool = Arc::new(T::init(deps));
     let description = tool.description();
     let limits = &config.data().tool_output;
@@ -109,7 +125,13 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
         let tool = tool.clone();
         Arc::new(move |rules: &[Rule]| tool.description_for(rules))
     };
-    let service = layered::<T::Params, _>(T::ID, truncate, limits, budget, ToolService::new(tool));
+    let service = layered::<T::Params, _>(
+        T::ID,
+        truncate,
+        limits,
+        (marker, budget),
+        ToolService::new(tool),
+    );
     Ok(ErasedTool {
         id: T::ID,
         permission: T::PERMISSION,
@@ -122,13 +144,13 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     })
 }
 
-/// The standard wrapper, outermost first: span, decoding into `P`, cancellation, truncation,
-/// the diff budget.
+/// The standard wrapper, outermost first: span, decoding into `P`, the undo point (when a
+/// marker is given), cancellation, truncation, the diff budget.
 pub(super) fn layered<P, S>(
     id: &'static str,
     truncate: Truncate,
     limits: &ToolOutput,
-    budget: DiffBudgetLayer,
+    (marker, budget): (Option<Marker>, DiffBudgetLayer),
     inner: S,
 ) -> BoxCloneSyncService<ToolCall, ToolResult, ToolError>
 where
@@ -143,6 +165,7 @@ where
     let service = ServiceBuilder::new()
         .layer(TraceLayer::new(id))
         .layer(DecodeLayer::<P>::new(id))
+        .layer(SnapshotLayer::new(marker))
         .layer(CancelLayer::new(GRACE))
         .layer(TruncateLayer::new(
             truncate,

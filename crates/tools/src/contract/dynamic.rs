@@ -53,11 +53,12 @@ impl ErasedTool {
             schema: Arc::new(tool.schema),
             effects: tool.effects,
             for_rules: None,
+            // MCP servers change files out of our sight: no undo point, no diff budget.
             service: layered::<Value, _>(
                 tool.id,
                 truncate,
                 limits,
-                DiffBudgetLayer::off(),
+                (None, DiffBudgetLayer::off()),
                 service,
             ),
         }
