@@ -5,6 +5,7 @@
 //! - [`store`]: sessions, messages, parts and their numbered events.
 //! - [`session`]: the agent loop and its parts; [`events`]: what front-ends hear.
 //! - [`todos`]: session todo lists kept in the store.
+//! - [`subagents`]: child sessions started by the `task` tool.
 //! - [`undo`]: revert, unrevert and the session's file changes, over the Snapshots service.
 //! - [`owned`]: which process runs a session and which process groups its tools started;
 //!   [`recover`]: closing what a killed process left behind.
@@ -19,6 +20,7 @@ pub mod provider;
 pub mod recover;
 pub mod session;
 pub mod store;
+pub mod subagents;
 pub mod todos;
 pub mod undo;
 

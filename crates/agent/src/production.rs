@@ -1,12 +1,15 @@
-//! The graph the CLI runs: the registry's production graph plus the session store.
+//! The graph the CLI runs: the registry's production graph plus the session store and the
+//! subagents run by the loop.
 
 use strata_graph::{BoxError, Graph, Node, Scope, Tier};
 use strata_services::flags::RuntimeFlags;
 use strata_services::process::ChildProcessSpawner;
+use strata_services::subagents::Subagents;
 use strata_services::todo::Todos;
 
 use crate::owned::RecordingSpawner;
 use crate::store::Store;
+use crate::subagents::{subagent_runs_node, subagents_node};
 use crate::todos::todos_node;
 
 /// The global-tier node opening `<data dir>/strata.db`.
@@ -46,6 +49,10 @@ pub fn production() -> Graph {
         .is_err()
     {
         graph.add(recording_spawner_node());
+    }
+    graph.add(subagent_runs_node());
+    if graph.replace::<Subagents>(subagents_node()).is_err() {
+        graph.add(subagents_node());
     }
     graph
 }

@@ -99,10 +99,13 @@ impl ToolRegistry {
         self.all().iter().map(|t| t.id).collect()
     }
 
-    /// The tools advertised to a model (spec §0.7); with code mode on, `execute` over the
-    /// MCP tools that made it onto the surface, before them.
+    /// The tools advertised to a model (spec §0.7), described for the spec's rules; with code
+    /// mode on, `execute` over the MCP tools that made it onto the surface, before them.
     pub fn surface(&self, spec: &SurfaceSpec) -> Vec<ErasedTool> {
-        let mut tools: Vec<ErasedTool> = surface(&self.all(), spec).into_iter().cloned().collect();
+        let mut tools: Vec<ErasedTool> = surface(&self.all(), spec)
+            .into_iter()
+            .map(|t| t.for_rules(&spec.ruleset))
+            .collect();
         if let Some(mcp) = &self.mcp
             && let Some((at, execute)) = crate::execute::surfaced(mcp, &self.tools, &tools, spec)
         {

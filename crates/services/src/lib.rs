@@ -5,6 +5,7 @@
 pub mod bus;
 pub mod clock;
 pub mod config;
+pub mod diff_budget;
 pub mod file_time;
 pub mod flags;
 pub mod format;
@@ -22,6 +23,7 @@ mod production;
 pub mod question;
 pub mod skills;
 pub mod snapshot;
+pub mod subagents;
 pub mod todo;
 pub mod truncate;
 

@@ -5,6 +5,7 @@ use strata_graph::{BoxError, Graph, Node, Scope, Tier};
 use crate::bus::Bus;
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::diff_budget::DiffBudget;
 use crate::file_time::FileTime;
 use crate::flags::RuntimeFlags;
 use crate::format::Formatter;
@@ -19,6 +20,7 @@ use crate::process::ChildProcessSpawner;
 use crate::question::Question;
 use crate::skills::Skills;
 use crate::snapshot::Snapshots;
+use crate::subagents::Subagents;
 use crate::todo::Todos;
 use crate::truncate::Truncate;
 
@@ -53,11 +55,14 @@ pub fn production() -> Graph {
         .with(Permission::node())
         .with(Question::node())
         .with(FileTime::node())
+        .with(DiffBudget::node())
         .with(Lsp::node())
         .with(Formatter::node())
         .with(Mcp::node())
         .with(Skills::node())
         .with(Instructions::node())
+        // No agent loop here; the agent's graph runs subagents itself.
+        .with(Subagents::node())
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod lsp;
 pub mod question;
 pub mod read;
 pub mod skill;
+pub mod task;
 pub mod todowrite;
 pub mod webfetch;
 pub mod websearch;
@@ -40,6 +41,7 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<grep::Grep>(),
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
+        ToolDef::of::<task::TaskTool>(),
         ToolDef::of::<webfetch::Webfetch>(),
         ToolDef::of::<todowrite::TodoWrite>(),
         ToolDef::of::<websearch::Websearch>(),

@@ -53,6 +53,7 @@ use strata_services::skills::Skills;
 
 use crate::events::{message_json, part_json, session_json};
 use crate::store::{Session, Store, StoreError};
+use crate::subagents::SubagentRuns;
 
 pub use runner::{Model, RunOptions, RunOutcome, RunReport, Runner};
 
@@ -70,6 +71,8 @@ pub struct LoopServices {
     pub instructions: Instructions,
     /// Waits between retries go through the Clock, so tests can drive them.
     pub clock: Clock,
+    /// The live runs, so `task` can start children from this one.
+    pub runs: SubagentRuns,
 }
 
 impl LoopServices {
@@ -85,6 +88,8 @@ impl LoopServices {
             skills: cx.get::<Skills>()?,
             instructions: cx.get::<Instructions>()?,
             clock: cx.get::<Clock>()?,
+            // Graphs without the registry cannot start subagents; a private one is harmless.
+            runs: cx.get::<SubagentRuns>().unwrap_or_default(),
         })
     }
 }

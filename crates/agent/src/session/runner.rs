@@ -139,6 +139,16 @@ impl Runner {
         s.registry.surface(&spec)
     }
 
+    /// What a child started from this run runs with.
+    fn context(&self, sink: Option<UnboundedSender<LoopEvent>>) -> crate::subagents::RunContext {
+        crate::subagents::RunContext {
+            services: self.services.clone(),
+            model: self.model.clone(),
+            options: self.options.clone(),
+            sink,
+        }
+    }
+
     /// The effective rules of this run: the agent's, then the session's; a run computes them
     /// once.
     fn ruleset(&self) -> Result<Ruleset, RunError> {
@@ -185,6 +195,7 @@ impl Runner {
             &s.config.provider,
             opts.variant.as_deref(),
         )?;
+        let _live = s.runs.register(session_id, self.context(sink.clone()));
         let rec = Recorder::new(s.store.clone(), session_id, sink);
         let session = s.store.session(session_id)?;
         if session.title.is_empty() {

@@ -41,6 +41,7 @@ pub(crate) fn services(t: &TestInstance) -> LoopServices {
         skills: t.get::<Skills>(),
         instructions: t.get::<Instructions>(),
         clock: t.get::<Clock>(),
+        runs: Default::default(),
     }
 }
 

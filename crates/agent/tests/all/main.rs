@@ -3,6 +3,7 @@
 // Test helpers outside `#[test]` functions fail the test by panicking too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod diff_budget;
 mod loop_basics;
 mod loop_compact;
 mod loop_failures;
@@ -15,5 +16,6 @@ mod provider_streams;
 mod store_concurrency;
 mod store_sessions;
 mod store_todos;
+mod task_subagents;
 mod todo_question;
 mod undo;

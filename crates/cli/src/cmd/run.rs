@@ -129,6 +129,7 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
         question,
         interactive,
         cancel: cancel.clone(),
+        store: services.store.clone(),
     };
     let frontend = tokio::spawn(frontend.drive(events));
     let options = RunOptions {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use strata_agent::events::session_json;
 use strata_agent::session::export;
 use strata_agent::session::totals::totals;
-use strata_agent::store::{Role, Store};
+use strata_agent::store::{Role, Session, Store};
 use strata_protocol::{AssistantMessage, PartData};
 use strata_services::clock::utc_date;
 use strata_services::flags::RuntimeFlags;
@@ -69,14 +69,15 @@ fn list(store: &Store, dir: Option<&Path>, format: Format) -> Result<(), String>
             if sessions.is_empty() {
                 eprintln!("strata: no sessions yet; start one with `strata run \"…\"`");
             }
-            for s in sessions {
+            for (depth, s) in tree(&sessions) {
                 let title = if s.title.is_empty() {
                     "(untitled)"
                 } else {
                     &s.title
                 };
                 println!(
-                    "{}  {}  {title}  [{}]",
+                    "{}{}  {}  {title}  [{}]",
+                    "  ".repeat(depth),
                     s.id,
                     when(s.updated_ms),
                     s.directory.display()
@@ -85,6 +86,29 @@ fn list(store: &Store, dir: Option<&Path>, format: Format) -> Result<(), String>
         }
     }
     Ok(())
+}
+
+/// The sessions in listing order, each child right under its parent (indented one level per
+/// generation, oldest child first). A child whose parent is not listed stands at the top.
+fn tree(sessions: &[Session]) -> Vec<(usize, &Session)> {
+    let listed = |id: &str| sessions.iter().any(|s| s.id == id);
+    let mut out = Vec::with_capacity(sessions.len());
+    let mut stack: Vec<(usize, &Session)> = sessions
+        .iter()
+        .filter(|s| !s.parent_id.as_deref().is_some_and(listed))
+        .rev()
+        .map(|s| (0, s))
+        .collect();
+    while let Some((depth, s)) = stack.pop() {
+        out.push((depth, s));
+        let mut kids: Vec<&Session> = sessions
+            .iter()
+            .filter(|c| c.parent_id.as_deref() == Some(s.id.as_str()))
+            .collect();
+        kids.sort_by_key(|c| (c.created_ms, c.id.clone()));
+        stack.extend(kids.into_iter().rev().map(|c| (depth + 1, c)));
+    }
+    out
 }
 
 fn show(store: &Store, id: &str) -> Result<(), String> {
@@ -179,6 +203,41 @@ mod tests {
         assert_eq!(line("pending"), "  [ ] Run the tests (high)");
         assert_eq!(line("cancelled"), "  [-] Run the tests (high)");
         assert_eq!(line("blocked"), "  [blocked] Run the tests (high)");
+    }
+
+    #[test]
+    fn children_are_listed_under_their_parent() {
+        let session = |id: &str, parent: Option<&str>, created_ms: i64| Session {
+            id: id.into(),
+            directory: "/p".into(),
+            title: String::new(),
+            created_ms,
+            updated_ms: 0,
+            parent_id: parent.map(str::to_string),
+        };
+        let all = vec![
+            session("b", None, 5),
+            session("a2", Some("a"), 3),
+            session("a", None, 1),
+            session("a1", Some("a"), 2),
+            session("a1x", Some("a1"), 4),
+            session("orphan", Some("gone"), 6),
+        ];
+        let shown: Vec<(usize, &str)> = tree(&all)
+            .into_iter()
+            .map(|(d, s)| (d, s.id.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (0, "b"),
+                (0, "a"),
+                (1, "a1"),
+                (2, "a1x"),
+                (1, "a2"),
+                (0, "orphan")
+            ]
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub(crate) mod text;
 use std::io::Write;
 
 use strata_agent::events::LoopEvent;
+use strata_agent::store::Store;
 use strata_services::permission::{Permission, PermissionEvent, Request};
 use strata_services::question::{Question, QuestionEvent, QuestionRequest};
 use tokio::sync::broadcast::error::RecvError;
@@ -41,6 +42,8 @@ pub(crate) struct Frontend {
     pub interactive: bool,
     /// Fires on Ctrl-C: a prompt still waiting is abandoned.
     pub cancel: CancellationToken,
+    /// Where the run's child sessions (subagents) are found, so their asks are answered too.
+    pub store: Store,
 }
 
 impl Frontend {
@@ -59,14 +62,14 @@ impl Frontend {
                     None => break,
                 },
                 ask = self.asks.recv(), if asks_open => match ask {
-                    Ok(PermissionEvent::Asked(req)) if req.session_id == self.session_id => {
+                    Ok(PermissionEvent::Asked(req)) if self.ours(&req.session_id) => {
                         self.answer(&mut renderer, &req).await;
                     }
                     Ok(_) | Err(RecvError::Lagged(_)) => {}
                     Err(RecvError::Closed) => asks_open = false,
                 },
                 asked = self.questions.recv(), if questions_open => match asked {
-                    Ok(QuestionEvent::Asked(req)) if req.session_id == self.session_id => {
+                    Ok(QuestionEvent::Asked(req)) if self.ours(&req.session_id) => {
                         self.answer_question(&mut renderer, &req).await;
                     }
                     Ok(_) | Err(RecvError::Lagged(_)) => {}
@@ -77,6 +80,22 @@ impl Frontend {
         if let Renderer::Text(text) = &mut renderer {
             text.finish();
         }
+    }
+
+    /// Whether `session_id` is the run's session or one of its subagents' (at any depth).
+    fn ours(&self, session_id: &str) -> bool {
+        let mut id = session_id.to_string();
+        // Bounded: a parent chain in the store never loops, but a corrupt one must not hang.
+        for _ in 0..64 {
+            if id == self.session_id {
+                return true;
+            }
+            match self.store.session(&id).ok().and_then(|s| s.parent_id) {
+                Some(parent) => id = parent,
+                None => return false,
+            }
+        }
+        false
     }
 
     async fn answer(&self, renderer: &mut Renderer, req: &Request) {

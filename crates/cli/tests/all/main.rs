@@ -17,6 +17,7 @@ mod e2e_run_session;
 mod e2e_run_support;
 mod e2e_signals;
 mod e2e_skills;
+mod e2e_task;
 mod e2e_telemetry;
 mod e2e_todo_question;
 mod e2e_web;

@@ -5,6 +5,7 @@
 //! resolution. The pure path helpers of spec §0.3 live in [`path`] and are re-exported here.
 
 mod error;
+pub mod journal;
 mod live;
 pub mod path;
 mod write;
@@ -110,9 +111,9 @@ impl strata_graph::Service for FsUtil {
 }
 
 impl FsUtil {
-    /// Wraps any implementation.
+    /// Wraps any implementation; changes made inside a [`journal::Journal`] scope are noted.
     pub fn new(api: impl FsApi) -> Self {
-        Self(Arc::new(api))
+        Self(Arc::new(journal::Journaled(api)))
     }
 
     /// The real filesystem.

@@ -5,6 +5,10 @@
 //! tool results, headers), read back into one neutral shape ([`SentRequest`]) and rendered
 //! readably for snapshots ([`ModelServer::rendered`]).
 //!
+//! Requests of subagent sessions can follow scripts of their own: [`ModelServer::route`] gives
+//! every request whose first user message contains a given text its own queue of turns, so a
+//! parent and its children, running at the same time, each get the answers meant for them.
+//!
 //! The server runs on its own thread and runtime, so it works from plain `#[test]`s, from
 //! `#[tokio::test]`s and for child processes alike; it stops when dropped.
 //!
@@ -67,8 +71,16 @@ impl RecordedRequest {
     }
 }
 
+/// A script for the requests whose first user message contains `key`.
+struct Route {
+    key: String,
+    turns: VecDeque<Turn>,
+    scripted: usize,
+}
+
 struct Shared {
     script: Mutex<VecDeque<Turn>>,
+    routes: Mutex<Vec<Route>>,
     scripted: AtomicUsize,
     log: Mutex<Vec<RecordedRequest>>,
     hangs_released: AtomicUsize,
@@ -129,6 +141,7 @@ impl ModelServer {
         let shared = Arc::new(Shared {
             scripted: AtomicUsize::new(script.len()),
             script: Mutex::new(script.into()),
+            routes: Mutex::new(Vec::new()),
             log: Mutex::new(Vec::new()),
             hangs_released: AtomicUsize::new(0),
             bytes_per_token: AtomicUsize::new(0),
@@ -224,6 +237,25 @@ impl ModelServer {
         self.shared.scripted.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// Answers every request whose first user message contains `key` from `script` instead of
+    /// the main script, one turn per request in order (the first matching route wins). This is
+    /// how a test scripts a subagent: its session starts with the task's prompt.
+    pub fn route(&self, key: &str, script: Vec<Turn>) {
+        lock(&self.shared.routes).push(Route {
+            key: key.to_string(),
+            scripted: script.len(),
+            turns: script.into(),
+        });
+    }
+
+    /// Turns of the route for `key` not yet served (0 for an unknown key).
+    pub fn route_remaining(&self, key: &str) -> usize {
+        lock(&self.shared.routes)
+            .iter()
+            .find(|r| r.key == key)
+            .map_or(0, |r| r.turns.len())
+    }
+
     /// How many [`Turn::Hang`] responses ended because the client went away (or the server
     /// stopped): lets a test see that a cancelled client really dropped its connection.
     pub fn hangs_released(&self) -> usize {
@@ -294,7 +326,27 @@ async fn handle(
         .iter()
         .find(|(needle, _)| text.contains(needle.as_str()))
         .map(|(_, turn)| turn.clone());
-    let Some(turn) = ruled.or_else(|| lock(&shared.script).pop_front()) else {
+    let first_user = first_user_text(&body);
+    let routed = {
+        let mut routes = lock(&shared.routes);
+        routes
+            .iter_mut()
+            .find(|r| first_user.contains(&r.key))
+            .map(|r| (r.key.clone(), r.scripted, r.turns.pop_front()))
+    };
+    let next = match routed {
+        Some((_, _, Some(turn))) => Some(turn),
+        Some((key, total, None)) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!(
+                    "scripted model server: the route for first user messages containing {key:?} is exhausted; request #{n} has no turn (the route had {total}); add a Turn to that route"
+                ),
+            );
+        }
+        None => ruled.or_else(|| lock(&shared.script).pop_front()),
+    };
+    let Some(turn) = next else {
         let total = shared.scripted.load(Ordering::SeqCst);
         return error(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -337,6 +389,25 @@ async fn handle(
             sse(frames_body(frames, cut, pause, shared.stop.clone()))
         }
     }
+}
+
+/// The text of the first user message of a request of either protocol (empty when none).
+fn first_user_text(body: &Value) -> String {
+    let sent = SentRequest::from_body(body);
+    sent.messages
+        .iter()
+        .find(|m| m.role == "user")
+        .map(|m| {
+            m.items
+                .iter()
+                .filter_map(|i| match i {
+                    SentItem::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
 }
 
 /// Streams `frames` one by one, yielding between them so each is written before the next (and

@@ -97,6 +97,32 @@ fn an_exhausted_script_answers_500_naming_the_request() {
 }
 
 #[test]
+fn a_route_answers_requests_by_their_first_user_message() {
+    let server = ModelServer::start(vec![Turn::text("main one")]);
+    server.route("find the config", vec![Turn::text("child one")]);
+    let body = |first: &str| {
+        json!({"model": "m", "stream": true, "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": first},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "find the config again"},
+        ]})
+        .to_string()
+    };
+    let child = post(&server, OPENAI_PATH, &body("please find the config"));
+    assert!(child.contains("child"), "{child}");
+    assert_eq!(server.route_remaining("find the config"), 0);
+    // A later message matching the key does not route: only the first user message counts.
+    let main = post(&server, OPENAI_PATH, &body("start here"));
+    assert!(main.contains("main"), "{main}");
+    let exhausted = post(&server, OPENAI_PATH, &body("find the config"));
+    assert!(
+        exhausted.starts_with("HTTP/1.1 500") && exhausted.contains("route"),
+        "{exhausted}"
+    );
+}
+
+#[test]
 fn status_turns_unknown_paths_and_pushed_turns() {
     let server = ModelServer::start(vec![Turn::Status(429, r#"{"error":"slow"}"#.into())]);
     let raw = post(&server, "/v2/other", "not json");

@@ -6,7 +6,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use strata_graph::{Context, Deps, Missing, Requirement};
 use strata_services::config::{Config, ToolOutput};
+use strata_services::diff_budget::DiffBudget;
+use strata_services::fs::FsUtil;
 use strata_services::instance::InstanceInfo;
+use strata_services::permission::Rule;
 use strata_services::snapshot::Snapshots;
 use strata_services::truncate::Truncate;
 use tower::ServiceBuilder;
@@ -22,6 +25,7 @@ use super::tool::{Decoded, Tool, ToolService};
 use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
+use crate::layers::diff_budget::DiffBudgetLayer;
 use crate::layers::snapshot::{Marker, SnapshotLayer};
 use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
@@ -58,7 +62,14 @@ impl std::fmt::Debug for ToolDef {
 }
 
 /// The services the wrapper itself needs around every tool.
-type LayerDeps = (Truncate, Config, Snapshots, InstanceInfo);
+type LayerDeps = (
+    Truncate,
+    Config,
+    Snapshots,
+    InstanceInfo,
+    DiffBudget,
+    FsUtil,
+);
 
 impl ToolDef {
     pub fn of<T: Tool>() -> Self {
@@ -99,7 +110,7 @@ impl ToolDef {
 
 fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
-    let (truncate, config, snapshots, info) =
+    let (truncate, config, snapshots, info, budget, fs) =
         LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
     // Only tools that may change files need an undo point before they run.
     let marker = (!T::EFFECTS.read_only).then(|| Marker {
@@ -109,7 +120,18 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let tool = Arc::new(T::init(deps));
     let description = tool.description();
     let limits = &config.data().tool_output;
-    let service = layered::<T::Params, _>(T::ID, truncate, limits, marker, ToolService::new(tool));
+    let budget = DiffBudgetLayer::new(budget, fs, T::PERMISSION);
+    let for_rules: DescribeFor = {
+        let tool = tool.clone();
+        Arc::new(move |rules: &[Rule]| tool.description_for(rules))
+    };
+    let service = layered::<T::Params, _>(
+        T::ID,
+        truncate,
+        limits,
+        (marker, budget),
+        ToolService::new(tool),
+    );
     Ok(ErasedTool {
         id: T::ID,
         permission: T::PERMISSION,
@@ -117,17 +139,18 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
         description,
         schema: Arc::new(wire_schema::<T::Params>()),
         effects: T::EFFECTS,
+        for_rules: Some(for_rules),
         service,
     })
 }
 
-/// The standard wrapper, outermost first: span, decoding into `P`, the undo point (when
-/// `marker` is given), cancellation, truncation.
+/// The standard wrapper, outermost first: span, decoding into `P`, the undo point (when a
+/// marker is given), cancellation, truncation, the diff budget.
 pub(super) fn layered<P, S>(
     id: &'static str,
     truncate: Truncate,
     limits: &ToolOutput,
-    marker: Option<Marker>,
+    (marker, budget): (Option<Marker>, DiffBudgetLayer),
     inner: S,
 ) -> BoxCloneSyncService<ToolCall, ToolResult, ToolError>
 where
@@ -149,9 +172,13 @@ where
             limits.max_lines,
             limits.max_bytes,
         ))
+        .layer(budget)
         .service(inner);
     BoxCloneSyncService::new(service)
 }
+
+/// A tool's description for given rules, when it depends on them.
+pub(super) type DescribeFor = Arc<dyn Fn(&[Rule]) -> Option<String> + Send + Sync>;
 
 /// An initialised tool behind the full wrapper.
 #[derive(Clone)]
@@ -162,6 +189,7 @@ pub struct ErasedTool {
     pub description: String,
     pub schema: Arc<Value>,
     pub effects: Effects,
+    pub(super) for_rules: Option<DescribeFor>,
     pub(super) service: BoxCloneSyncService<ToolCall, ToolResult, ToolError>,
 }
 
@@ -172,6 +200,16 @@ impl std::fmt::Debug for ErasedTool {
 }
 
 impl ErasedTool {
+    /// This tool as a caller bound by `rules` sees it: the description may list only what
+    /// those rules allow (see [`Tool::description_for`]).
+    pub fn for_rules(&self, rules: &[Rule]) -> ErasedTool {
+        let mut tool = self.clone();
+        if let Some(text) = self.for_rules.as_ref().and_then(|f| f(rules)) {
+            tool.description = text;
+        }
+        tool
+    }
+
     /// Runs one call through tracing, decoding, the tool and truncation.
     pub async fn call(
         &self,

@@ -15,6 +15,7 @@ use super::error::ToolError;
 use super::result::ToolResult;
 use super::tool::Decoded;
 use super::visibility::Visibility;
+use crate::layers::diff_budget::DiffBudgetLayer;
 
 /// What a run-time tool is, as the registry lists it.
 #[derive(Debug, Clone)]
@@ -51,8 +52,15 @@ impl ErasedTool {
             description: tool.description,
             schema: Arc::new(tool.schema),
             effects: tool.effects,
-            // MCP servers change files out of our sight; no undo point is taken for them.
-            service: layered::<Value, _>(tool.id, truncate, limits, None, service),
+            for_rules: None,
+            // MCP servers change files out of our sight: no undo point, no diff budget.
+            service: layered::<Value, _>(
+                tool.id,
+                truncate,
+                limits,
+                (None, DiffBudgetLayer::off()),
+                service,
+            ),
         }
     }
 }

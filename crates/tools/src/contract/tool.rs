@@ -37,6 +37,12 @@ pub trait Tool: Send + Sync + Sized + 'static {
     /// The model-facing description (may depend on the resolved services, e.g. the shell).
     fn description(&self) -> String;
 
+    /// The description for a caller bound by `rules`, when it depends on them (`task` lists
+    /// only the subagents the caller may start); `None` keeps [`description`](Self::description).
+    fn description_for(&self, _rules: &[strata_services::permission::Rule]) -> Option<String> {
+        None
+    }
+
     fn execute(
         &self,
         params: Self::Params,

@@ -1,8 +1,10 @@
 //! Tower layers wrapped around every tool, outermost first: tracing, argument decoding,
-//! undo points (snapshots), cancellation, output truncation. Each is its own small module.
+//! undo points (snapshots), cancellation, output truncation, the diff budget. Each is its own
+//! small module.
 
 pub mod cancel;
 pub mod decode;
+pub mod diff_budget;
 pub mod snapshot;
 pub mod trace;
 pub mod truncate;

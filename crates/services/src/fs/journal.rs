@@ -1,0 +1,182 @@
+//! The write journal: what a piece of work is about to overwrite, so it can be undone.
+//!
+//! A caller runs a future inside [`Journal::scope`]; every FsUtil write, removal or rename done
+//! while that future runs first notes what the path held (its bytes, or that nothing was there),
+//! once per path. The diff-budget layer uses it to undo a tool call exactly without each tool
+//! knowing about budgets. Outside a scope, writes cost one task-local lookup.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+
+use super::{ByteStream, DirEntry, FileKind, FsApi, FsError, Metadata};
+
+/// Larger files are noted as [`Before::Unreadable`] rather than copied.
+const MAX_NOTED_BYTES: u64 = 256 * 1024 * 1024;
+
+tokio::task_local! {
+    static CURRENT: Journal;
+}
+
+/// What a path held before the first change made inside a scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Before {
+    /// Nothing was there: undoing the change removes the file.
+    Absent,
+    Bytes(Vec<u8>),
+    /// It could not be read (too large, not a file): the change cannot be undone.
+    Unreadable,
+}
+
+/// One path changed inside a scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub path: PathBuf,
+    pub before: Before,
+}
+
+/// The paths changed inside [`Journal::scope`], in the order first changed. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct Journal(Arc<Mutex<Vec<Entry>>>);
+
+impl Journal {
+    /// Runs `work` with this journal noting its filesystem changes.
+    pub async fn scope<F: Future>(&self, work: F) -> F::Output {
+        CURRENT.scope(self.clone(), work).await
+    }
+
+    /// What was noted so far.
+    pub fn entries(&self) -> Vec<Entry> {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
+        // Each push leaves the list whole, so a poisoned lock is still usable.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn has(&self, path: &Path) -> bool {
+        self.lock().iter().any(|e| e.path == path)
+    }
+}
+
+/// Wraps every FsUtil implementation: notes paths into the current journal before changing them.
+pub(super) struct Journaled<A>(pub(super) A);
+
+impl<A: FsApi> Journaled<A> {
+    async fn note(&self, path: &Path) {
+        let Ok(journal) = CURRENT.try_with(Journal::clone) else {
+            return;
+        };
+        if journal.has(path) {
+            return;
+        }
+        let before = match self.0.stat(path).await {
+            Ok(None) => Before::Absent,
+            Ok(Some(m)) if m.kind == FileKind::File => {
+                match self.0.read(path, MAX_NOTED_BYTES).await {
+                    Ok(bytes) => Before::Bytes(bytes),
+                    Err(_) => Before::Unreadable,
+                }
+            }
+            _ => Before::Unreadable,
+        };
+        // A concurrent note of the same path may have won; the first one stays.
+        let mut entries = journal.lock();
+        if !entries.iter().any(|e| e.path == path) {
+            entries.push(Entry {
+                path: path.to_path_buf(),
+                before,
+            });
+        }
+    }
+}
+
+#[async_trait]
+impl<A: FsApi> FsApi for Journaled<A> {
+    async fn stat(&self, path: &Path) -> Result<Option<Metadata>, FsError> {
+        self.0.stat(path).await
+    }
+    async fn read(&self, path: &Path, max_bytes: u64) -> Result<Vec<u8>, FsError> {
+        self.0.read(path, max_bytes).await
+    }
+    async fn read_head(&self, path: &Path, n: usize) -> Result<Vec<u8>, FsError> {
+        self.0.read_head(path, n).await
+    }
+    async fn stream(&self, path: &Path, chunk_size: usize) -> Result<ByteStream, FsError> {
+        self.0.stream(path, chunk_size).await
+    }
+    async fn write_atomic(&self, path: &Path, data: &[u8]) -> Result<(), FsError> {
+        self.note(path).await;
+        self.0.write_atomic(path, data).await
+    }
+    async fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, FsError> {
+        self.0.read_dir(path).await
+    }
+    async fn realpath(&self, path: &Path) -> Result<PathBuf, FsError> {
+        self.0.realpath(path).await
+    }
+    async fn resolve_real(&self, path: &Path) -> PathBuf {
+        self.0.resolve_real(path).await
+    }
+    async fn create_dir_all(&self, path: &Path) -> Result<(), FsError> {
+        self.0.create_dir_all(path).await
+    }
+    async fn remove_file(&self, path: &Path) -> Result<(), FsError> {
+        self.note(path).await;
+        self.0.remove_file(path).await
+    }
+    async fn remove_dir(&self, path: &Path) -> Result<(), FsError> {
+        self.0.remove_dir(path).await
+    }
+    async fn rename(&self, from: &Path, to: &Path) -> Result<(), FsError> {
+        self.note(from).await;
+        self.note(to).await;
+        self.0.rename(from, to).await
+    }
+    async fn exists(&self, path: &Path) -> bool {
+        self.0.exists(path).await
+    }
+    fn is_executable(&self, path: &Path) -> bool {
+        self.0.is_executable(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::FsUtil;
+
+    #[tokio::test]
+    async fn a_scope_notes_each_changed_path_once_with_what_it_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        std::fs::write(&a, b"old\xff").unwrap();
+        let fs = FsUtil::live();
+        let journal = Journal::default();
+        journal
+            .scope(async {
+                fs.write_atomic(&a, b"one").await.unwrap();
+                fs.write_atomic(&a, b"two").await.unwrap();
+                fs.write_atomic(&b, b"new").await.unwrap();
+            })
+            .await;
+        // Outside the scope nothing is noted.
+        fs.remove_file(&b).await.unwrap();
+        assert_eq!(
+            journal.entries(),
+            vec![
+                Entry {
+                    path: a,
+                    before: Before::Bytes(b"old\xff".to_vec())
+                },
+                Entry {
+                    path: b,
+                    before: Before::Absent
+                },
+            ]
+        );
+    }
+}
