@@ -12,6 +12,7 @@
 //! - [`message`]: the data of user and assistant messages, token counts, errors.
 //! - [`event`]: what a running loop tells a front-end ([`LoopEvent`]), session statuses.
 //! - [`view`]: the opencode-shaped JSON views of stored rows (`{id, sessionID, type, …}`).
+//! - [`wire`]: the server API's types — the typed event stream, requests, replies and bodies.
 //!
 //! This crate depends on nothing of ours.
 
@@ -21,6 +22,7 @@ pub mod part;
 pub mod store;
 pub mod tool;
 pub mod view;
+pub mod wire;
 
 pub use event::{LoopEvent, SessionStatus};
 pub use message::{AssistantMessage, ErrorInfo, Tokens, UserMessage};
