@@ -91,7 +91,7 @@ impl AssistantMessage {
 }
 
 /// Token counts in opencode's shape (no reasoning or cache figures from our providers).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tokens {
     #[serde(default)]
     pub input: u64,
@@ -103,7 +103,7 @@ pub struct Tokens {
     pub cache: CacheTokens,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CacheTokens {
     #[serde(default)]
     pub read: u64,
@@ -122,13 +122,13 @@ impl Tokens {
 }
 
 /// An error as opencode names it: `{"name", "data": {"message"}}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorInfo {
     pub name: String,
     pub data: ErrorData,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorData {
     pub message: String,
 }

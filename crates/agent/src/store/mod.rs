@@ -31,7 +31,7 @@ use tokio::sync::broadcast;
 
 pub use ids::{IdKind, new_id, now_ms};
 pub use schema::{BUSY_TIMEOUT, SCHEMA_VERSION};
-pub use server::GlobalEvent;
+pub use server::{GlobalEvent, SESSION_DELETED};
 pub use types::{Event, Message, Part, Role, Session, StoreError, kinds};
 
 /// The database file name inside the data directory.
