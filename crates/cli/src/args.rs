@@ -35,6 +35,8 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: McpCommand,
     },
+    /// Serve the HTTP + SSE API (opencode's clients can attach to it).
+    Serve(crate::cmd::serve::ServeArgs),
     /// Look inside Strata.
     Debug {
         #[command(subcommand)]
@@ -71,6 +73,9 @@ pub(crate) struct RunArgs {
     /// Most model steps in this run.
     #[arg(long, default_value_t = 50)]
     pub max_steps: u32,
+    /// Run on a `strata serve` at this URL instead of in this process.
+    #[arg(long)]
+    pub attach: Option<String>,
     /// The message.
     #[arg(required = true)]
     pub message: Vec<String>,

@@ -3,7 +3,9 @@
 mod debug;
 mod instance;
 mod mcp;
+mod attach;
 mod run;
+pub(crate) mod serve;
 mod session;
 mod skills;
 mod tool;
@@ -13,7 +15,9 @@ use crate::args::{Cli, Command, DebugCommand};
 
 pub(crate) async fn dispatch(cli: Cli) -> u8 {
     match cli.command {
+        Command::Run(args) if args.attach.is_some() => attach::run(args).await,
         Command::Run(args) => run::run(args).await,
+        Command::Serve(args) => serve::serve(args).await,
         Command::Tool(args) => tool::tool(args).await,
         Command::Tools(args) => tools::tools(args).await,
         Command::Session { command } => session::session(command).await,

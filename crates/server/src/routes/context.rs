@@ -36,6 +36,7 @@ pub fn routes() -> Router<AppState> {
         .route("/experimental/workspace/status", get(empty_map))
         .route("/experimental/capabilities", get(capabilities))
         .route("/experimental/console", get(console))
+        .route("/api/{*rest}", get(located_empty))
 }
 
 async fn path(State(s): State<AppState>, Directory(dir): Directory) -> Result {
@@ -103,4 +104,17 @@ async fn capabilities() -> Json<Value> {
 
 async fn console() -> Json<Value> {
     Json(json!({"consoleManagedProviders": [], "switchableOrgCount": 0}))
+}
+
+/// The newer `/api/*` catalog routes opencode's TUI also asks for: the project's location and
+/// an empty list (Strata serves the v1 routes).
+async fn located_empty(State(s): State<AppState>, Directory(dir): Directory) -> Result {
+    let entry = s.core.instance(&dir).await?;
+    Ok(Json(json!({
+        "location": {
+            "directory": entry.directory,
+            "project": {"id": project_id(&entry.directory), "directory": entry.directory},
+        },
+        "data": [],
+    })))
 }

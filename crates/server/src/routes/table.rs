@@ -113,6 +113,7 @@ pub const ROUTES: &[Route] = &[
     r("get", "/experimental/resource", "Resources", None, Json(any)),
     r("get", "/experimental/workspace", "Workspaces", None, Json(any)),
     r("get", "/experimental/workspace/status", "Workspace status", None, Json(any)),
+    r("get", "/api/{rest}", "Newer catalog routes: the location and an empty list", None, Json(any)),
     r("get", "/global/health", "Health and version", None, Json(any)),
     r("get", "/doc", "This document", None, Json(any)),
 ];
