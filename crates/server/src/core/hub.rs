@@ -124,6 +124,9 @@ impl Hub {
 
     /// A new subscription; with `after`, the stored events after that cursor come first.
     pub fn subscribe(&self, filter: EventFilter, after: Option<i64>) -> Subscription {
+        // Without a cursor the stream starts now, not when the hub gets to the registration:
+        // what is committed in between is replayed.
+        let after = after.or_else(|| self.store.global_last().ok());
         let (queue, rx) = mpsc::channel(CLIENT_QUEUE);
         let (registered, at) = oneshot::channel();
         let _ = self.commands.send(Command::Subscribe {
