@@ -91,7 +91,9 @@ impl AssistantMessage {
 }
 
 /// Token counts in opencode's shape (no reasoning or cache figures from our providers).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Tokens {
     #[serde(default)]
     pub input: u64,
@@ -103,7 +105,9 @@ pub struct Tokens {
     pub cache: CacheTokens,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct CacheTokens {
     #[serde(default)]
     pub read: u64,

@@ -36,7 +36,8 @@ fn ip_of(host: &str) -> Result<IpAddr, ServeError> {
     if host == "localhost" {
         return Ok(IpAddr::from([127, 0, 0, 1]));
     }
-    host.parse().map_err(|_| ServeError::BadHost(host.to_string()))
+    host.parse()
+        .map_err(|_| ServeError::BadHost(host.to_string()))
 }
 
 /// Binds the listener, applying the public-address rule and the port-0 preference.
@@ -58,10 +59,12 @@ pub async fn bind(
         return Ok(listener);
     }
     let addr = SocketAddr::new(ip, port);
-    TcpListener::bind(addr).await.map_err(|source| ServeError::Bind {
-        addr: addr.to_string(),
-        source,
-    })
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind {
+            addr: addr.to_string(),
+            source,
+        })
 }
 
 /// Serves until `shutdown` resolves, then shuts the core down.

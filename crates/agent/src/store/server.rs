@@ -37,7 +37,14 @@ impl Store {
             )
             .and_then(|mut s| {
                 s.query_map(params![after, limit], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                    ))
                 })?
                 .collect()
             })
@@ -61,7 +68,9 @@ impl Store {
     /// The highest global sequence number so far (0 when there are no events).
     pub fn global_last(&self) -> Result<i64, StoreError> {
         self.conn()
-            .query_row("SELECT COALESCE(MAX(gseq), 0) FROM events", [], |r| r.get(0))
+            .query_row("SELECT COALESCE(MAX(gseq), 0) FROM events", [], |r| {
+                r.get(0)
+            })
             .op(self.path(), "reading the last event number")
     }
 

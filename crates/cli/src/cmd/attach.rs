@@ -38,7 +38,9 @@ fn headers(dir: &str) -> Result<HeaderMap, String> {
     let encoded: String = dir
         .bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect();
@@ -47,7 +49,9 @@ fn headers(dir: &str) -> Result<HeaderMap, String> {
         HeaderValue::from_str(&encoded).map_err(|e| e.to_string())?,
     );
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    if let Some(password) = var("STRATA_SERVER_PASSWORD").or_else(|| var("OPENCODE_SERVER_PASSWORD")) {
+    if let Some(password) =
+        var("STRATA_SERVER_PASSWORD").or_else(|| var("OPENCODE_SERVER_PASSWORD"))
+    {
         let user = var("STRATA_SERVER_USERNAME").unwrap_or_else(|| "opencode".into());
         let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
         h.insert(
@@ -173,7 +177,11 @@ async fn handle(
     event: ServerEvent,
 ) -> Step {
     match event {
-        ServerEvent::PartUpdated { session_id, part, time } => {
+        ServerEvent::PartUpdated {
+            session_id,
+            part,
+            time,
+        } => {
             let stored = Event {
                 session_id,
                 seq: 0,
@@ -183,8 +191,19 @@ async fn handle(
             };
             output.show(&LoopEvent::Stored(stored));
         }
-        ServerEvent::PartDelta { session_id, message_id, part_id, delta, .. } => {
-            output.show(&LoopEvent::TextDelta { session_id, message_id, part_id, delta });
+        ServerEvent::PartDelta {
+            session_id,
+            message_id,
+            part_id,
+            delta,
+            ..
+        } => {
+            output.show(&LoopEvent::TextDelta {
+                session_id,
+                message_id,
+                part_id,
+                delta,
+            });
         }
         ServerEvent::SessionError { session_id, error } => {
             let stored = Event {
@@ -215,7 +234,10 @@ async fn handle(
                 return Step::Failed;
             }
         }
-        ServerEvent::SessionStatus { status: SessionStatus::Idle, .. } => return Step::Idle,
+        ServerEvent::SessionStatus {
+            status: SessionStatus::Idle,
+            ..
+        } => return Step::Idle,
         _ => {}
     }
     Step::Go

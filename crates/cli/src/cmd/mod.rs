@@ -1,9 +1,9 @@
 //! One module per command; each returns the process exit code (0 ok, 1 failed, 2 usage).
 
+mod attach;
 mod debug;
 mod instance;
 mod mcp;
-mod attach;
 mod run;
 pub(crate) mod serve;
 mod session;

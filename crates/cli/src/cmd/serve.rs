@@ -39,9 +39,7 @@ pub(crate) async fn serve(args: ServeArgs) -> u8 {
     };
     let auth = AuthConfig::from_env(|k| std::env::var(k).ok());
     if !auth.enabled() {
-        eprintln!(
-            "strata: warning: STRATA_SERVER_PASSWORD is not set; the server is unsecured"
-        );
+        eprintln!("strata: warning: STRATA_SERVER_PASSWORD is not set; the server is unsecured");
     }
     let listener = match bind(&args.hostname, args.port, auth.enabled(), args.public).await {
         Ok(l) => l,

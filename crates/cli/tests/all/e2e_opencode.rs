@@ -47,13 +47,19 @@ fn opencode_run_attach_completes_a_tool_turn() {
     ]);
     let s = serve(&p, &model, &[]);
     let mut cmd = opencode(&p);
-    cmd.args(["run", "--attach", &s.url, "--format", "json", "-m", MODEL, "--dir"])
-        .arg(&p.dir)
-        .arg("read a.txt")
-        .stdin(Stdio::null());
+    cmd.args([
+        "run", "--attach", &s.url, "--format", "json", "-m", MODEL, "--dir",
+    ])
+    .arg(&p.dir)
+    .arg("read a.txt")
+    .stdin(Stdio::null());
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{out:?}\nserver log:\n{}", s.log_text());
+    assert!(
+        out.status.success(),
+        "{out:?}\nserver log:\n{}",
+        s.log_text()
+    );
     let lines: Vec<serde_json::Value> = stdout
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
@@ -64,8 +70,16 @@ fn opencode_run_attach_completes_a_tool_turn() {
         .unwrap_or_else(|| panic!("no tool_use in {stdout}"));
     assert_eq!(tool["part"]["tool"], "read");
     assert_eq!(tool["part"]["state"]["status"], "completed");
-    assert!(tool["part"]["state"]["output"].as_str().unwrap().contains("hello from strata"));
-    let text = lines.iter().find(|l| l["type"] == "text").expect("a text line");
+    assert!(
+        tool["part"]["state"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("hello from strata")
+    );
+    let text = lines
+        .iter()
+        .find(|l| l["type"] == "text")
+        .expect("a text line");
     assert_eq!(text["part"]["text"], "The file says hello.");
     assert!(!s.log_text().contains("unknown route"), "{}", s.log_text());
 }
@@ -77,7 +91,7 @@ fn opencode_attach_bootstraps_and_shows_the_session() {
     require_external!("script", "apt-get install bsdutils");
     let p = Project::new();
     p.file("a.txt", "hello\n");
-    p.file("strata.json", &format!(r#"{{"model": "{MODEL}"}}"#));
+    p.file("strata.json", format!(r#"{{"model": "{MODEL}"}}"#));
     let model = ModelServer::start(vec![
         Turn::tool_call("call_1", "read", r#"{"filePath":"a.txt"}"#),
         Turn::text("Shown in the terminal."),
@@ -86,10 +100,12 @@ fn opencode_attach_bootstraps_and_shows_the_session() {
     // A finished session for the TUI to open.
     let run = {
         let mut cmd = opencode(&p);
-        cmd.args(["run", "--attach", &s.url, "--format", "json", "-m", MODEL, "--dir"])
-            .arg(&p.dir)
-            .arg("read a.txt")
-            .stdin(Stdio::null());
+        cmd.args([
+            "run", "--attach", &s.url, "--format", "json", "-m", MODEL, "--dir",
+        ])
+        .arg(&p.dir)
+        .arg("read a.txt")
+        .stdin(Stdio::null());
         cmd.output().unwrap()
     };
     assert!(run.status.success(), "{run:?}");
@@ -129,7 +145,11 @@ fn opencode_attach_bootstraps_and_shows_the_session() {
     let _ = child.kill();
     let _ = child.wait();
     let raw = String::from_utf8_lossy(&std::fs::read(&screen).unwrap_or_default()).into_owned();
-    assert!(shown.is_some(), "the TUI did not show the session; screen:\n{raw}\nserver log:\n{}", s.log_text());
+    assert!(
+        shown.is_some(),
+        "the TUI did not show the session; screen:\n{raw}\nserver log:\n{}",
+        s.log_text()
+    );
     assert!(!raw.contains("Error:"), "{raw}");
     assert!(!s.log_text().contains("unknown route"), "{}", s.log_text());
 }

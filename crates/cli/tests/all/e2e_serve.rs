@@ -26,7 +26,9 @@ async fn a_tool_turn_streams_over_sse_and_a_dropped_stream_resumes_without_loss(
     let id = s.session().await;
     let mut events = s.events("/event", None).await;
     assert!(is(&events.next().await.unwrap().1, "server.connected"));
-    let (status, _) = s.post(&format!("/session/{id}/prompt_async"), prompt("read it")).await;
+    let (status, _) = s
+        .post(&format!("/session/{id}/prompt_async"), prompt("read it"))
+        .await;
     assert_eq!(status, 204);
     // Read part of the turn, then drop the stream.
     let mut seen: Vec<(i64, serde_json::Value)> = Vec::new();
@@ -41,16 +43,30 @@ async fn a_tool_turn_streams_over_sse_and_a_dropped_stream_resumes_without_loss(
     let rest = again.until(idle).await;
     seen.extend(rest.into_iter().filter_map(|(c, i)| c.map(|c| (c, i))));
     // Per-session numbers run without gaps or repeats from the first one seen.
-    let seqs: Vec<i64> = seen.iter().map(|(_, i)| i["seq"].as_i64().unwrap()).collect();
+    let seqs: Vec<i64> = seen
+        .iter()
+        .map(|(_, i)| i["seq"].as_i64().unwrap())
+        .collect();
     let expected: Vec<i64> = (seqs[0]..seqs[0] + seqs.len() as i64).collect();
     assert_eq!(seqs, expected);
     let tools: BTreeSet<String> = seen
         .iter()
         .filter(|(_, i)| i["properties"]["part"]["state"]["status"] == "completed")
-        .map(|(_, i)| i["properties"]["part"]["callID"].as_str().unwrap().to_string())
+        .map(|(_, i)| {
+            i["properties"]["part"]["callID"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
-    assert_eq!(tools, BTreeSet::from(["call_1".to_string(), "call_2".to_string()]));
-    assert!(seen.iter().any(|(_, i)| i["properties"]["part"]["text"] == "Done reading."));
+    assert_eq!(
+        tools,
+        BTreeSet::from(["call_1".to_string(), "call_2".to_string()])
+    );
+    assert!(
+        seen.iter()
+            .any(|(_, i)| i["properties"]["part"]["text"] == "Done reading.")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -58,19 +74,27 @@ async fn a_permission_is_answered_over_http() {
     let p = Project::new();
     p.file("strata.json", r#"{"permission": {"bash": "ask"}}"#);
     let model = ModelServer::start(vec![
-        Turn::tool_call("call_1", "bash", r#"{"command":"echo approved-run","description":"echo"}"#),
+        Turn::tool_call(
+            "call_1",
+            "bash",
+            r#"{"command":"echo approved-run","description":"echo"}"#,
+        ),
         Turn::text("ok"),
     ]);
     let s = serve(&p, &model, &[]);
     let id = s.session().await;
     let mut events = s.events("/event", None).await;
-    s.post(&format!("/session/{id}/prompt_async"), prompt("echo")).await;
+    s.post(&format!("/session/{id}/prompt_async"), prompt("echo"))
+        .await;
     let asked = events.until(|i| is(i, "permission.asked")).await;
     let request = asked.last().unwrap().1["properties"].clone();
     let (_, pending) = s.get("/permission").await;
     assert_eq!(pending[0]["id"], request["id"]);
     let (status, body) = s
-        .post(&format!("/permission/{}/reply", request["id"].as_str().unwrap()), json!({"reply": "once"}))
+        .post(
+            &format!("/permission/{}/reply", request["id"].as_str().unwrap()),
+            json!({"reply": "once"}),
+        )
         .await;
     assert_eq!((status, body), (200, json!(true)));
     let rest = events.until(idle).await;
@@ -86,13 +110,18 @@ async fn a_permission_is_answered_over_http() {
 async fn abort_stops_a_long_bash() {
     let p = Project::new();
     let model = ModelServer::start(vec![
-        Turn::tool_call("call_1", "bash", r#"{"command":"sleep 300","description":"wait"}"#),
+        Turn::tool_call(
+            "call_1",
+            "bash",
+            r#"{"command":"sleep 300","description":"wait"}"#,
+        ),
         Turn::text("never"),
     ]);
     let s = serve(&p, &model, &[]);
     let id = s.session().await;
     let mut events = s.events("/event", None).await;
-    s.post(&format!("/session/{id}/prompt_async"), prompt("wait")).await;
+    s.post(&format!("/session/{id}/prompt_async"), prompt("wait"))
+        .await;
     events
         .until(|i| i["properties"]["part"]["state"]["status"] == "running")
         .await;
@@ -102,10 +131,15 @@ async fn abort_stops_a_long_bash() {
     let rest = events.until(idle).await;
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert!(
-        rest.iter().any(|(_, i)| i["properties"]["error"]["name"] == "MessageAbortedError"),
+        rest.iter()
+            .any(|(_, i)| i["properties"]["error"]["name"] == "MessageAbortedError"),
         "{rest:#?}"
     );
-    assert_eq!(model.recorded().len(), 1, "the turn stopped after the abort");
+    assert_eq!(
+        model.recorded().len(),
+        1,
+        "the turn stopped after the abort"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -119,7 +153,8 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
     let mut s = serve(&p, &model, &[]);
     let id = s.session().await;
     let mut events = s.events("/event", None).await;
-    s.post(&format!("/session/{id}/prompt_async"), prompt("wait")).await;
+    s.post(&format!("/session/{id}/prompt_async"), prompt("wait"))
+        .await;
     events
         .until(|i| i["properties"]["part"]["state"]["status"] == "running")
         .await;
@@ -138,7 +173,12 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
         .find(|p| p["type"] == "tool")
         .unwrap();
     assert_eq!(tool["state"]["status"], "error");
-    assert!(tool["state"]["error"].as_str().unwrap().contains("server stopped"));
+    assert!(
+        tool["state"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("server stopped")
+    );
     let (_, status_map) = s.get("/session/status").await;
     assert_eq!(status_map, json!({}));
     // The stored events end with the error and idle, and nothing before them is lost.
@@ -171,7 +211,11 @@ async fn a_password_protects_every_route() {
 fn a_public_address_without_a_password_is_refused() {
     let p = Project::new();
     let model = ModelServer::start(vec![]);
-    let run = strata(&p, &model, &["serve", "--hostname", "0.0.0.0", "--port", "0"]);
+    let run = strata(
+        &p,
+        &model,
+        &["serve", "--hostname", "0.0.0.0", "--port", "0"],
+    );
     run.expect_code(2);
     assert!(run.stderr.contains("--i-know-it-is-public"), "{run:?}");
 }
@@ -188,14 +232,41 @@ async fn run_attach_renders_a_remote_turn_like_a_local_one() {
     let url = s.url.clone();
     let run = tokio::task::spawn_blocking(move || {
         let model2 = ModelServer::start(vec![]);
-        strata(&p, &model2, &["run", "--attach", &url, "--model", MODEL, "--format", "json", "read a.txt"])
+        strata(
+            &p,
+            &model2,
+            &[
+                "run",
+                "--attach",
+                &url,
+                "--model",
+                MODEL,
+                "--format",
+                "json",
+                "read a.txt",
+            ],
+        )
     })
     .await
     .unwrap();
     run.expect_code(0);
-    let lines: Vec<serde_json::Value> = run.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["step_start", "tool_use", "step_finish", "step_start", "text", "step_finish"]);
+    assert_eq!(
+        types,
+        [
+            "step_start",
+            "tool_use",
+            "step_finish",
+            "step_start",
+            "text",
+            "step_finish"
+        ]
+    );
     assert_eq!(lines[1]["part"]["tool"], "read");
     assert_eq!(lines[4]["part"]["text"], "Read it.");
     poll_with_timeout("the server to log nothing unknown", LIMIT, || async {

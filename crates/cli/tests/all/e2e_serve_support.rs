@@ -60,9 +60,12 @@ pub(crate) fn serve(p: &Project, model: &ModelServer, env: &[(&str, &str)]) -> S
             let _ = tx.send(line);
         }
     });
-    let line = rx
-        .recv_timeout(LIMIT)
-        .unwrap_or_else(|_| panic!("strata serve printed no URL; log: {}", std::fs::read_to_string(&log).unwrap_or_default()));
+    let line = rx.recv_timeout(LIMIT).unwrap_or_else(|_| {
+        panic!(
+            "strata serve printed no URL; log: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        )
+    });
     let url = line
         .rsplit(' ')
         .next()
@@ -130,7 +133,8 @@ pub(crate) fn prompt(text: &str) -> Value {
     json!({"model": {"providerID": provider, "modelID": model}, "parts": [{"type": "text", "text": text}]})
 }
 
-type ByteStream = std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<axum::body::Bytes>> + Send>>;
+type ByteStream =
+    std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<axum::body::Bytes>> + Send>>;
 
 pub(crate) struct Events {
     stream: ByteStream,
@@ -163,10 +167,16 @@ impl Events {
     }
 
     /// Items until `stop` matches one (included).
-    pub(crate) async fn until(&mut self, stop: impl Fn(&Value) -> bool) -> Vec<(Option<i64>, Value)> {
+    pub(crate) async fn until(
+        &mut self,
+        stop: impl Fn(&Value) -> bool,
+    ) -> Vec<(Option<i64>, Value)> {
         let mut out = Vec::new();
         loop {
-            let item = self.next().await.unwrap_or_else(|| panic!("the stream ended; got {out:#?}"));
+            let item = self
+                .next()
+                .await
+                .unwrap_or_else(|| panic!("the stream ended; got {out:#?}"));
             let done = stop(&item.1);
             out.push(item);
             if done {

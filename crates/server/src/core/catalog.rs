@@ -26,12 +26,10 @@ pub fn paths(entry: &InstanceEntry) -> Value {
 fn models(entry: &InstanceEntry) -> Vec<(String, Vec<String>)> {
     let config = &entry.services.config;
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    let mut add = |provider: &str, model: &str| {
-        match out.iter_mut().find(|(p, _)| p == provider) {
-            Some((_, models)) if !models.iter().any(|m| m == model) => models.push(model.into()),
-            Some(_) => {}
-            None => out.push((provider.into(), vec![model.into()])),
-        }
+    let mut add = |provider: &str, model: &str| match out.iter_mut().find(|(p, _)| p == provider) {
+        Some((_, models)) if !models.iter().any(|m| m == model) => models.push(model.into()),
+        Some(_) => {}
+        None => out.push((provider.into(), vec![model.into()])),
     };
     if let Some((p, m)) = config.model.as_deref().and_then(|m| m.split_once('/')) {
         add(p, m);
@@ -115,7 +113,10 @@ pub fn agents(entry: &InstanceEntry) -> Value {
 /// `GET /vcs`: the checked-out branch, read from `.git/HEAD` of the worktree.
 pub fn vcs(worktree: &Path) -> Value {
     let head = std::fs::read_to_string(worktree.join(".git").join("HEAD")).ok();
-    match head.as_deref().and_then(|h| h.trim().strip_prefix("ref: refs/heads/")) {
+    match head
+        .as_deref()
+        .and_then(|h| h.trim().strip_prefix("ref: refs/heads/"))
+    {
         Some(branch) => json!({"branch": branch, "default_branch": branch}),
         None => json!({}),
     }

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
-use strata_agent::store::{Event, GlobalEvent, Message, Part, Role, SESSION_DELETED, Session, Store, kinds};
+use strata_agent::store::{
+    Event, GlobalEvent, Message, Part, Role, SESSION_DELETED, Session, Store, kinds,
+};
 use strata_protocol::event::{SessionStatus, StatusEvent};
 use strata_protocol::message::{ErrorInfo, Tokens};
 use strata_protocol::wire::{
@@ -67,7 +69,11 @@ pub fn stored_rules(store: &Store, session_id: &str) -> Vec<PermissionRule> {
 
 /// The API view of a message; an assistant message also gets `parentID` (the user message it
 /// answers, when known) and `path`.
-pub fn message_view(message: &Message, parent: Option<&str>, directory: Option<&str>) -> MessageView {
+pub fn message_view(
+    message: &Message,
+    parent: Option<&str>,
+    directory: Option<&str>,
+) -> MessageView {
     let mut data: Map<String, Value> = match &message.data {
         Value::Object(map) => map
             .iter()

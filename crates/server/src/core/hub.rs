@@ -69,7 +69,7 @@ impl EventFilter {
 }
 
 enum Command {
-    Live(Frame),
+    Live(Box<Frame>),
     Subscribe {
         filter: EventFilter,
         queue: mpsc::Sender<Arc<Frame>>,
@@ -119,7 +119,7 @@ impl Hub {
 
     /// Sends a live-only event to the subscribers that want it.
     pub fn publish(&self, frame: Frame) {
-        let _ = self.commands.send(Command::Live(frame));
+        let _ = self.commands.send(Command::Live(Box::new(frame)));
     }
 
     /// A new subscription; with `after`, the stored events after that cursor come first.
@@ -210,7 +210,11 @@ struct Task {
 }
 
 impl Task {
-    async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>, stop: CancellationToken) {
+    async fn run(
+        mut self,
+        mut commands: mpsc::UnboundedReceiver<Command>,
+        stop: CancellationToken,
+    ) {
         let mut wake = self.store.subscribe();
         loop {
             tokio::select! {
@@ -220,19 +224,14 @@ impl Task {
                         break;
                     }
                     // Many commits may be waiting; one catch-up reads them all.
-                    loop {
-                        match wake.try_recv() {
-                            Ok(_) | Err(TryRecvError::Lagged(_)) => {}
-                            Err(_) => break,
-                        }
-                    }
+                    while let Ok(_) | Err(TryRecvError::Lagged(_)) = wake.try_recv() {}
                     self.catch_up();
                 }
                 command = commands.recv() => {
                     let Some(command) = command else { break };
                     self.catch_up();
                     match command {
-                        Command::Live(frame) => self.send(Arc::new(frame)),
+                        Command::Live(frame) => self.send(Arc::new(*frame)),
                         Command::Subscribe { filter, queue, registered } => {
                             self.clients.push(Client { filter, queue });
                             let _ = registered.send(self.last);

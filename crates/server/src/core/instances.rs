@@ -44,11 +44,13 @@ impl Instances {
         dir: &Path,
         hub: &Hub,
     ) -> Result<Arc<InstanceEntry>, CoreError> {
-        let key = std::fs::canonicalize(dir).map_err(|e| CoreError::BadRequest(format!(
-            "the project directory {} cannot be used: {e}; pass an existing directory in \
+        let key = std::fs::canonicalize(dir).map_err(|e| {
+            CoreError::BadRequest(format!(
+                "the project directory {} cannot be used: {e}; pass an existing directory in \
              `?directory=` or the x-opencode-directory header",
-            dir.display()
-        )))?;
+                dir.display()
+            ))
+        })?;
         // Held across the build so two requests for a new directory build it once.
         let mut map = self.map.lock().await;
         if let Some(entry) = map.get(&key) {

@@ -38,7 +38,13 @@ pub fn close_orphaned_turns(store: &Store) -> Result<usize, CoreError> {
             "error": STOPPED,
             "time": {"start": start, "end": now},
         });
-        store.upsert_part(&part.session_id, &part.message_id, Some(&part.id), &part.kind, data)?;
+        store.upsert_part(
+            &part.session_id,
+            &part.message_id,
+            Some(&part.id),
+            &part.kind,
+            data,
+        )?;
     }
     let busy = store.busy_sessions()?;
     for session_id in &busy {

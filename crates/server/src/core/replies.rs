@@ -2,7 +2,9 @@
 //! when the route names one). `always` approves exactly the request's own `always` patterns,
 //! which the tool computed from what it asked: a client cannot widen them.
 
-use strata_protocol::wire::{PermissionReply, PermissionReplyBody, PermissionRequest, QuestionRequest};
+use strata_protocol::wire::{
+    PermissionReply, PermissionReplyBody, PermissionRequest, QuestionRequest,
+};
 use strata_services::permission::{PermissionError, Reply};
 
 use super::instances::{permission_request, question_request};
@@ -13,7 +15,14 @@ impl ServerCore {
     pub async fn pending_permissions(&self) -> Vec<PermissionRequest> {
         let mut out = Vec::new();
         for entry in self.inner.instances.all().await {
-            out.extend(entry.services.permission.pending().iter().map(permission_request));
+            out.extend(
+                entry
+                    .services
+                    .permission
+                    .pending()
+                    .iter()
+                    .map(permission_request),
+            );
         }
         out
     }
@@ -69,7 +78,11 @@ impl ServerCore {
     }
 
     /// Answers question request `id`: one list of labels per question, in order.
-    pub async fn reply_question(&self, id: &str, answers: Vec<Vec<String>>) -> Result<(), CoreError> {
+    pub async fn reply_question(
+        &self,
+        id: &str,
+        answers: Vec<Vec<String>>,
+    ) -> Result<(), CoreError> {
         for entry in self.inner.instances.all().await {
             let Some(request) = entry.question.pending().into_iter().find(|r| r.id == id) else {
                 continue;

@@ -62,10 +62,8 @@ impl ServerCore {
         }
         let rules = check_rules(&body.permission)?;
         let store = self.store();
-        let session = store.create_session(
-            Path::new(&entry.directory),
-            body.parent_id.as_deref(),
-        )?;
+        let session =
+            store.create_session(Path::new(&entry.directory), body.parent_id.as_deref())?;
         if !body.permission.is_empty() {
             store.set_session_rules(&session.id, &rules)?;
         }
@@ -99,7 +97,11 @@ impl ServerCore {
     }
 
     /// Changes the title and/or the permission rules.
-    pub fn update_session(&self, id: &str, update: SessionUpdate) -> Result<SessionInfo, CoreError> {
+    pub fn update_session(
+        &self,
+        id: &str,
+        update: SessionUpdate,
+    ) -> Result<SessionInfo, CoreError> {
         self.session_row(id)?;
         if let Some(rules) = &update.permission {
             let rules = check_rules(rules)?;

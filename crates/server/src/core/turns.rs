@@ -134,7 +134,11 @@ fn turn_id() -> String {
 
 impl ServerCore {
     /// Queues a turn on the session and returns at once; the turn runs on its own task.
-    pub async fn prompt(&self, session_id: &str, body: PromptBody) -> Result<TurnHandle, CoreError> {
+    pub async fn prompt(
+        &self,
+        session_id: &str,
+        body: PromptBody,
+    ) -> Result<TurnHandle, CoreError> {
         let session = self.session_row(session_id)?;
         let entry = self.instance(&session.directory).await?;
         let text = body.text();
@@ -157,12 +161,9 @@ impl ServerCore {
             })?,
         };
         let env = |key: &str| std::env::var(key).ok();
-        let (provider, api_model) = strata_agent::provider::resolve_provider(
-            &model_id,
-            env,
-            &services.config.provider,
-        )
-        .map_err(|e| CoreError::BadRequest(format!("model: {e}")))?;
+        let (provider, api_model) =
+            strata_agent::provider::resolve_provider(&model_id, env, &services.config.provider)
+                .map_err(|e| CoreError::BadRequest(format!("model: {e}")))?;
         let rules: Vec<Rule> = self
             .store()
             .session_rules(session_id)?

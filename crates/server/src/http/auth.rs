@@ -33,11 +33,7 @@ impl AuthConfig {
     /// From `STRATA_SERVER_PASSWORD` / `OPENCODE_SERVER_PASSWORD` and the matching
     /// `…_USERNAME`; an empty password counts as none.
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Self {
-        let first = |names: [&str; 2]| {
-            names
-                .iter()
-                .find_map(|n| var(n).filter(|v| !v.is_empty()))
-        };
+        let first = |names: [&str; 2]| names.iter().find_map(|n| var(n).filter(|v| !v.is_empty()));
         Self {
             password: first(["STRATA_SERVER_PASSWORD", "OPENCODE_SERVER_PASSWORD"]),
             username: first(["STRATA_SERVER_USERNAME", "OPENCODE_SERVER_USERNAME"]),
@@ -80,13 +76,15 @@ fn supplied(req: &Request) -> Option<Vec<u8>> {
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Basic ").or_else(|| v.strip_prefix("basic ")))
+        .and_then(|v| {
+            v.strip_prefix("Basic ")
+                .or_else(|| v.strip_prefix("basic "))
+        })
         .map(str::trim);
     let query = || {
-        req.uri().query().and_then(|q| {
-            q.split('&')
-                .find_map(|p| p.strip_prefix("auth_token="))
-        })
+        req.uri()
+            .query()
+            .and_then(|q| q.split('&').find_map(|p| p.strip_prefix("auth_token=")))
     };
     let token = header.or_else(query)?;
     let token = super::dir::percent_decode(token);

@@ -12,13 +12,19 @@ use super::error::ApiFailure;
 
 /// Whether a browser page at `origin` may call the server.
 pub(crate) fn allowed(origin: &str, configured: &[String]) -> bool {
-    let local = ["http://localhost", "http://127.0.0.1", "https://localhost", "https://127.0.0.1"]
-        .iter()
-        .any(|base| {
-            origin
-                .strip_prefix(base)
-                .is_some_and(|rest| rest.is_empty() || (rest.starts_with(':') && rest[1..].bytes().all(|b| b.is_ascii_digit())))
-        });
+    let local = [
+        "http://localhost",
+        "http://127.0.0.1",
+        "https://localhost",
+        "https://127.0.0.1",
+    ]
+    .iter()
+    .any(|base| {
+        origin.strip_prefix(base).is_some_and(|rest| {
+            rest.is_empty()
+                || (rest.starts_with(':') && rest[1..].bytes().all(|b| b.is_ascii_digit()))
+        })
+    });
     local || configured.iter().any(|c| c == origin)
 }
 
@@ -53,7 +59,10 @@ pub(super) async fn apply(State(state): State<AppState>, req: Request, next: Nex
             .cloned()
             .unwrap_or_else(|| HeaderValue::from_static("*"));
         h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, asked);
-        h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
+        h.insert(
+            header::ACCESS_CONTROL_MAX_AGE,
+            HeaderValue::from_static("86400"),
+        );
         add_origin(&mut response, &origin);
         return response;
     }
@@ -68,7 +77,10 @@ fn add_origin(response: &mut Response, origin: &str) {
     if let Ok(value) = HeaderValue::from_str(origin) {
         let h = response.headers_mut();
         h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, value);
-        h.insert(header::ACCESS_CONTROL_ALLOW_CREDENTIALS, HeaderValue::from_static("true"));
+        h.insert(
+            header::ACCESS_CONTROL_ALLOW_CREDENTIALS,
+            HeaderValue::from_static("true"),
+        );
         h.append(header::VARY, HeaderValue::from_static("Origin"));
     }
 }
@@ -84,6 +96,9 @@ mod tests {
         assert!(allowed("http://localhost", &[]));
         assert!(!allowed("http://localhost.evil.com", &[]));
         assert!(!allowed("http://evil.com", &[]));
-        assert!(allowed("https://app.example", &["https://app.example".into()]));
+        assert!(allowed(
+            "https://app.example",
+            &["https://app.example".into()]
+        ));
     }
 }

@@ -16,7 +16,10 @@ pub struct Directory(pub PathBuf);
 impl FromRequestParts<AppState> for Directory {
     type Rejection = ApiFailure;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
         let from_query = parts.uri.query().and_then(|q| {
             q.split('&').find_map(|pair| {
                 let (k, v) = pair.split_once('=')?;

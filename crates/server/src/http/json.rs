@@ -20,7 +20,11 @@ where
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
-            ApiFailure::new(e.status(), "BadRequest", format!("the request body could not be read: {e}"))
+            ApiFailure::new(
+                e.status(),
+                "BadRequest",
+                format!("the request body could not be read: {e}"),
+            )
         })?;
         let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
             b"{}"
@@ -30,7 +34,11 @@ where
         let de = &mut serde_json::Deserializer::from_slice(text);
         serde_path_to_error::deserialize(de).map(Body).map_err(|e| {
             let path = e.path().to_string();
-            let field = if path == "." { "body".to_string() } else { path };
+            let field = if path == "." {
+                "body".to_string()
+            } else {
+                path
+            };
             ApiFailure::bad_request(format!("{field}: {}", e.inner()))
         })
     }

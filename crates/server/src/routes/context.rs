@@ -59,7 +59,9 @@ async fn agent(State(s): State<AppState>, Directory(dir): Directory) -> Result {
 async fn provider(State(s): State<AppState>, Directory(dir): Directory) -> Result {
     let (all, default) = catalog::providers(&*s.core.instance(&dir).await?);
     let connected: Vec<Value> = all.iter().map(|p| p["id"].clone()).collect();
-    Ok(Json(json!({"all": all, "default": default, "connected": connected})))
+    Ok(Json(
+        json!({"all": all, "default": default, "connected": connected}),
+    ))
 }
 
 async fn config_providers(State(s): State<AppState>, Directory(dir): Directory) -> Result {
@@ -75,7 +77,13 @@ async fn vcs(State(s): State<AppState>, Directory(dir): Directory) -> Result {
 async fn project(State(s): State<AppState>, Directory(dir): Directory) -> Result {
     let entry = s.core.instance(&dir).await?;
     let worktree = entry.services.info.worktree.to_string_lossy().into_owned();
-    let vcs = entry.services.info.worktree.join(".git").exists().then_some("git");
+    let vcs = entry
+        .services
+        .info
+        .worktree
+        .join(".git")
+        .exists()
+        .then_some("git");
     Ok(Json(json!({
         "id": project_id(&entry.directory),
         "worktree": worktree,

@@ -33,6 +33,8 @@ async fn project(
 }
 
 async fn global(State(s): State<AppState>, headers: HeaderMap) -> Response {
-    let sub = s.core.subscribe(EventFilter::All, sse::last_event_id(&headers));
+    let sub = s
+        .core
+        .subscribe(EventFilter::All, sse::last_event_id(&headers));
     sse::response(sub, Shape::Global)
 }

@@ -3,7 +3,9 @@
 use axum::extract::{Path, State};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use strata_protocol::wire::{PermissionReplyBody, PermissionRequest, QuestionReplyBody, QuestionRequest};
+use strata_protocol::wire::{
+    PermissionReplyBody, PermissionRequest, QuestionReplyBody, QuestionRequest,
+};
 
 use crate::http::AppState;
 use crate::http::error::ApiFailure;

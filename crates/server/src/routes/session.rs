@@ -8,7 +8,9 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use strata_protocol::event::SessionStatus;
-use strata_protocol::wire::{FileDiff, PermissionReply, PermissionReplyBody, SessionCreateBody, SessionInfo, Todo};
+use strata_protocol::wire::{
+    FileDiff, PermissionReply, PermissionReplyBody, SessionCreateBody, SessionInfo, Todo,
+};
 
 use crate::core::sessions::SessionUpdate;
 use crate::http::AppState;
@@ -145,6 +147,8 @@ async fn old_reply(
         reply: body.response,
         message: None,
     };
-    s.core.reply_permission(&permission, body, Some(&id)).await?;
+    s.core
+        .reply_permission(&permission, body, Some(&id))
+        .await?;
     Ok(Json(true))
 }

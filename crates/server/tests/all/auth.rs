@@ -15,7 +15,10 @@ async fn every_route_needs_the_password_when_one_is_set() {
     let s = server(vec![]).auth("s3cret", None).start().await;
     let open = s.get("/global/health").await;
     assert_eq!(open.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(open.headers["www-authenticate"], "Basic realm=\"Secure Area\"");
+    assert_eq!(
+        open.headers["www-authenticate"],
+        "Basic realm=\"Secure Area\""
+    );
     assert_eq!(open.body["name"], "Unauthorized");
     let unknown = s.get("/nothing/here").await;
     assert_eq!(unknown.status, StatusCode::UNAUTHORIZED);
@@ -26,11 +29,23 @@ async fn every_route_needs_the_password_when_one_is_set() {
             .body(Body::empty())
             .unwrap()
     };
-    assert_eq!(s.send(with(basic("opencode:s3cret"))).await.status, StatusCode::OK);
-    assert_eq!(s.send(with(basic("anyone:s3cret"))).await.status, StatusCode::OK);
-    assert_eq!(s.send(with(basic("opencode:wrong"))).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        s.send(with(basic("opencode:s3cret"))).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        s.send(with(basic("anyone:s3cret"))).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        s.send(with(basic("opencode:wrong"))).await.status,
+        StatusCode::UNAUTHORIZED
+    );
     let token = s
-        .get(&format!("/global/health?auth_token={}", basic("opencode:s3cret")))
+        .get(&format!(
+            "/global/health?auth_token={}",
+            basic("opencode:s3cret")
+        ))
         .await;
     assert_eq!(token.status, StatusCode::OK);
     s.shutdown().await;
@@ -43,7 +58,10 @@ async fn every_route_needs_the_password_when_one_is_set() {
             .unwrap()
     };
     assert_eq!(named.send(req("me:pw")).await.status, StatusCode::OK);
-    assert_eq!(named.send(req("opencode:pw")).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        named.send(req("opencode:pw")).await.status,
+        StatusCode::UNAUTHORIZED
+    );
     named.shutdown().await;
 }
 
@@ -60,10 +78,16 @@ async fn cors_allows_local_and_configured_origins_only() {
             .unwrap()
     };
     let local = s.send(from("http://localhost:5173", "GET")).await;
-    assert_eq!(local.headers["access-control-allow-origin"], "http://localhost:5173");
+    assert_eq!(
+        local.headers["access-control-allow-origin"],
+        "http://localhost:5173"
+    );
     let configured = s.send(from("https://app.example", "OPTIONS")).await;
     assert_eq!(configured.status, StatusCode::NO_CONTENT);
-    assert_eq!(configured.headers["access-control-allow-origin"], "https://app.example");
+    assert_eq!(
+        configured.headers["access-control-allow-origin"],
+        "https://app.example"
+    );
     let foreign = s.send(from("https://evil.example", "GET")).await;
     assert!(foreign.headers.get("access-control-allow-origin").is_none());
     let preflight = s.send(from("https://evil.example", "OPTIONS")).await;

@@ -57,9 +57,16 @@ impl Builder {
 
     pub(crate) async fn start(self) -> Server {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let root = tempfile::Builder::new().prefix("strata-server-").tempdir().unwrap();
+        let root = tempfile::Builder::new()
+            .prefix("strata-server-")
+            .tempdir()
+            .unwrap();
         let dir = root.path().join("project");
-        let (data, config_dir, home) = (root.path().join("data"), root.path().join("config"), root.path().join("home"));
+        let (data, config_dir, home) = (
+            root.path().join("data"),
+            root.path().join("config"),
+            root.path().join("home"),
+        );
         for d in [&dir, &data, &config_dir, &home] {
             std::fs::create_dir_all(d).unwrap();
         }
@@ -127,7 +134,9 @@ impl Server {
         let response = self.app.clone().oneshot(req).await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
         let body = serde_json::from_slice(&bytes)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
         Answer {
@@ -177,7 +186,10 @@ impl Server {
         s.add_filter(&regex_escape(&self.dir.to_string_lossy()), "[DIR]");
         s.add_filter(&regex_escape(&self.root().to_string_lossy()), "[ROOT]");
         s.add_filter(r"(ses|msg|prt|per|que|evt)_[0-9A-Za-z]+", "${1}_[ID]");
-        s.add_filter(r#""(created|updated|start|end|completed|time)": \d+"#, "\"$1\": [T]");
+        s.add_filter(
+            r#""(created|updated|start|end|completed|time)": \d+"#,
+            "\"$1\": [T]",
+        );
         s.add_filter(r#""projectID": "[0-9a-f]+""#, "\"projectID\": \"[P]\"");
         s.add_filter(r#""slug": "[0-9A-Za-z]+""#, "\"slug\": \"[S]\"");
         s

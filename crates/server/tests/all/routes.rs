@@ -16,7 +16,8 @@ async fn sessions_are_created_listed_updated_forked_and_deleted() {
         )
         .await;
     assert_eq!(created.status, StatusCode::OK);
-    s.redactions().bind(|| insta::assert_json_snapshot!("session_created", created.body));
+    s.redactions()
+        .bind(|| insta::assert_json_snapshot!("session_created", created.body));
     let id = created.body["id"].as_str().unwrap().to_string();
 
     let got = s.get(&format!("/session/{id}")).await;
@@ -25,7 +26,11 @@ async fn sessions_are_created_listed_updated_forked_and_deleted() {
     assert_eq!(list.body.as_array().unwrap().len(), 1);
 
     let patched = s
-        .call("PATCH", &format!("/session/{id}"), Some(json!({"title": "Renamed"})))
+        .call(
+            "PATCH",
+            &format!("/session/{id}"),
+            Some(json!({"title": "Renamed"})),
+        )
         .await;
     assert_eq!(patched.body["title"], "Renamed");
     assert_eq!(patched.body["permission"][0]["action"], "deny");
@@ -52,7 +57,10 @@ async fn sessions_are_created_listed_updated_forked_and_deleted() {
     assert_eq!(gone.status, StatusCode::NOT_FOUND);
     // The child went with its parent.
     let child_id = child.body["id"].as_str().unwrap();
-    assert_eq!(s.get(&format!("/session/{child_id}")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        s.get(&format!("/session/{child_id}")).await.status,
+        StatusCode::NOT_FOUND
+    );
     s.shutdown().await;
 }
 
@@ -61,19 +69,29 @@ async fn errors_have_opencodes_body_and_status() {
     let s = server(vec![]).start().await;
     let missing = s.get("/session/ses_nope").await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
-    s.redactions().bind(|| insta::assert_json_snapshot!("error_not_found", missing.body));
+    s.redactions()
+        .bind(|| insta::assert_json_snapshot!("error_not_found", missing.body));
 
     let unknown = s.get("/no/such/route").await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
     assert_eq!(unknown.body["name"], "NotFoundError");
-    assert!(unknown.headers["content-type"].to_str().unwrap().starts_with("application/json"));
+    assert!(
+        unknown.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
 
     let id = s.session().await;
     let bad = s
-        .post(&format!("/session/{id}/message"), json!({"parts": [{"type": "text"}]}))
+        .post(
+            &format!("/session/{id}/message"),
+            json!({"parts": [{"type": "text"}]}),
+        )
         .await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
-    s.redactions().bind(|| insta::assert_json_snapshot!("error_bad_field", bad.body));
+    s.redactions()
+        .bind(|| insta::assert_json_snapshot!("error_bad_field", bad.body));
 
     let not_json = s
         .send(
@@ -87,10 +105,18 @@ async fn errors_have_opencodes_body_and_status() {
     assert_eq!(not_json.body["name"], "BadRequest");
 
     let rule = s
-        .post("/session", json!({"permission": [{"permission": "bash", "pattern": "*", "action": "maybe"}]}))
+        .post(
+            "/session",
+            json!({"permission": [{"permission": "bash", "pattern": "*", "action": "maybe"}]}),
+        )
         .await;
     assert_eq!(rule.status, StatusCode::BAD_REQUEST);
-    assert!(rule.body["data"]["message"].as_str().unwrap().contains("permission[0].action"));
+    assert!(
+        rule.body["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("permission[0].action")
+    );
 
     let huge = "x".repeat(strata_server::http::BODY_LIMIT + 10);
     let too_big = s
@@ -103,11 +129,20 @@ async fn errors_have_opencodes_body_and_status() {
         .await;
     assert_eq!(too_big.status, StatusCode::PAYLOAD_TOO_LARGE);
 
-    let no_reply = s.post("/permission/per_nope/reply", json!({"reply": "once"})).await;
+    let no_reply = s
+        .post("/permission/per_nope/reply", json!({"reply": "once"}))
+        .await;
     assert_eq!(no_reply.status, StatusCode::NOT_FOUND);
-    let bad_reply = s.post("/permission/per_nope/reply", json!({"reply": "sometimes"})).await;
+    let bad_reply = s
+        .post("/permission/per_nope/reply", json!({"reply": "sometimes"}))
+        .await;
     assert_eq!(bad_reply.status, StatusCode::BAD_REQUEST);
-    assert!(bad_reply.body["data"]["message"].as_str().unwrap().starts_with("reply"));
+    assert!(
+        bad_reply.body["data"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("reply")
+    );
     let no_question = s.post("/question/que_nope/reject", json!({})).await;
     assert_eq!(no_question.status, StatusCode::NOT_FOUND);
     let no_dir = s.get("/session?directory=%2Fno%2Fsuch%2Fdir").await;
@@ -126,7 +161,10 @@ async fn a_blocking_prompt_returns_the_last_assistant_message_after_a_tool_call(
     .await;
     let id = s.session().await;
     let answer = s
-        .post(&format!("/session/{id}/message"), Server::prompt("read a.txt"))
+        .post(
+            &format!("/session/{id}/message"),
+            Server::prompt("read a.txt"),
+        )
         .await;
     assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
     s.redactions()
@@ -171,7 +209,10 @@ async fn context_routes_answer_in_opencodes_shapes() {
         ("/formatter", json!([])),
         ("/command", json!([])),
         ("/mcp", json!({})),
-        ("/experimental/capabilities", json!({"backgroundSubagents": false})),
+        (
+            "/experimental/capabilities",
+            json!({"backgroundSubagents": false}),
+        ),
     ] {
         let a = s.get(path).await;
         assert_eq!((a.status, a.body), (StatusCode::OK, want), "{path}");
@@ -193,10 +234,21 @@ async fn the_openapi_document_lists_every_route_with_schemas_from_the_types() {
         assert!(op.is_object(), "{} {} missing", route.method, route.path);
     }
     let schemas = doc["components"]["schemas"].as_object().unwrap();
-    for name in ["SessionInfo", "PromptBody", "PermissionReplyBody", "ApiError", "Envelope"] {
-        assert!(schemas.contains_key(name), "{name} missing: {:?}", schemas.keys());
+    for name in [
+        "SessionInfo",
+        "PromptBody",
+        "PermissionReplyBody",
+        "ApiError",
+        "Envelope",
+    ] {
+        assert!(
+            schemas.contains_key(name),
+            "{name} missing: {:?}",
+            schemas.keys()
+        );
     }
-    let create = &doc["paths"]["/session"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    let create =
+        &doc["paths"]["/session"]["post"]["requestBody"]["content"]["application/json"]["schema"];
     assert_eq!(create["$ref"], "#/components/schemas/SessionCreateBody");
     s.shutdown().await;
 }
