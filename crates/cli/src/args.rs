@@ -33,6 +33,8 @@ pub(crate) enum Command {
     /// Serve the project's tools over MCP (stdio, or `--http`); `mcp list`: the MCP servers
     /// Strata uses as a client.
     Mcp(McpArgs),
+    /// Serve the HTTP + SSE API (opencode's clients can attach to it).
+    Serve(crate::cmd::serve::ServeArgs),
     /// Look inside Strata.
     Debug {
         #[command(subcommand)]
@@ -73,6 +75,9 @@ pub(crate) struct RunArgs {
     /// the config (`provider.<id>.models.<model>.variants`).
     #[arg(long)]
     pub variant: Option<String>,
+    /// Run on a `strata serve` at this URL instead of in this process.
+    #[arg(long)]
+    pub attach: Option<String>,
     /// The message.
     #[arg(required = true)]
     pub message: Vec<String>,

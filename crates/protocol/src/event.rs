@@ -30,7 +30,7 @@ pub enum LoopEvent {
 }
 
 /// What a session is doing: `{"type": "busy" | "idle" | "retry", …}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum SessionStatus {
     Busy,

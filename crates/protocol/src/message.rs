@@ -113,7 +113,9 @@ impl AssistantMessage {
 
 /// Token counts in opencode's shape: `input` excludes cached input, `output` excludes
 /// reasoning.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Tokens {
     #[serde(default)]
     pub input: u64,
@@ -125,7 +127,9 @@ pub struct Tokens {
     pub cache: CacheTokens,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct CacheTokens {
     #[serde(default)]
     pub read: u64,
@@ -144,13 +148,13 @@ impl Tokens {
 }
 
 /// An error as opencode names it: `{"name", "data": {"message"}}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorInfo {
     pub name: String,
     pub data: ErrorData,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorData {
     pub message: String,
 }

@@ -19,6 +19,7 @@ mod read;
 mod revert;
 mod runs;
 mod schema;
+mod server;
 mod todos;
 mod types;
 mod write;
@@ -34,6 +35,7 @@ pub use ids::{IdKind, new_id, now_ms};
 pub use revert::Revert;
 pub use runs::{GroupRecord, RunRecord};
 pub use schema::{BUSY_TIMEOUT, SCHEMA_VERSION};
+pub use server::{GlobalEvent, SESSION_DELETED};
 pub use types::{Event, Message, Part, Role, Session, StoreError, kinds};
 
 /// The database file name inside the data directory.

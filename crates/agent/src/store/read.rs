@@ -22,7 +22,7 @@ fn session_row(r: &Row<'_>) -> rusqlite::Result<Session> {
     })
 }
 
-fn json_of(path: &Path, table: &'static str, text: &str) -> Result<Value, StoreError> {
+pub(super) fn json_of(path: &Path, table: &'static str, text: &str) -> Result<Value, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
         path: path.to_path_buf(),
         table,

@@ -107,6 +107,29 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (owner_pid, owner_start_ticks, boot_id, pgid)
     ) WITHOUT ROWID;
     ",
+    // 5: a global order over all sessions' events (the server's `/global/event` cursor), filled
+    // by a trigger so writers need not know about it; and per-session permission rules set by
+    // the server's clients.
+    "
+    ALTER TABLE events ADD COLUMN gseq INTEGER;
+    UPDATE events SET gseq = (
+        SELECT n FROM (
+            SELECT session_id AS s, seq AS q,
+                   ROW_NUMBER() OVER (ORDER BY created_ms, session_id, seq) AS n
+            FROM events
+        ) WHERE s = events.session_id AND q = events.seq
+    );
+    CREATE UNIQUE INDEX events_by_gseq ON events(gseq);
+    CREATE TRIGGER events_gseq AFTER INSERT ON events WHEN NEW.gseq IS NULL
+    BEGIN
+        UPDATE events SET gseq = (SELECT COALESCE(MAX(gseq), 0) + 1 FROM events)
+        WHERE session_id = NEW.session_id AND seq = NEW.seq;
+    END;
+    CREATE TABLE session_rules (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id),
+        rules      TEXT NOT NULL
+    ) WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes.

@@ -1,11 +1,13 @@
 //! One module per command; each returns the process exit code (0 ok, 1 failed, 2 usage).
 
+mod attach;
 mod debug;
 mod default_model;
 mod instance;
 mod mcp;
 mod mcp_serve;
 mod run;
+pub(crate) mod serve;
 mod session;
 mod skills;
 mod tool;
@@ -15,7 +17,9 @@ use crate::args::{Cli, Command, DebugCommand};
 
 pub(crate) async fn dispatch(cli: Cli) -> u8 {
     match cli.command {
+        Command::Run(args) if args.attach.is_some() => attach::run(args).await,
         Command::Run(args) => run::run(args).await,
+        Command::Serve(args) => serve::serve(args).await,
         Command::Tool(args) => tool::tool(args).await,
         Command::Tools(args) => tools::tools(args).await,
         Command::Session { command } => session::session(command).await,

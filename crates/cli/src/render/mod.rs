@@ -162,3 +162,26 @@ fn show(renderer: &mut Renderer, event: &LoopEvent) {
         (Renderer::Json(_), LoopEvent::TextDelta { .. }) => {}
     }
 }
+
+/// A renderer without the local permission front-end, for runs whose events come from a
+/// server (`strata run --attach`).
+pub(crate) struct Output(Renderer);
+
+impl Output {
+    pub(crate) fn new(format: Format) -> Self {
+        Self(match format {
+            Format::Default => Renderer::Text(TextRenderer::new(Box::new(std::io::stdout()))),
+            Format::Json => Renderer::Json(JsonRenderer::new()),
+        })
+    }
+
+    pub(crate) fn show(&mut self, event: &LoopEvent) {
+        show(&mut self.0, event);
+    }
+
+    pub(crate) fn finish(&mut self) {
+        if let Renderer::Text(text) = &mut self.0 {
+            text.finish();
+        }
+    }
+}

@@ -11,7 +11,7 @@ use super::request::{FileDiff, PermissionReply, PermissionRequest, QuestionReque
 use super::view::{MessageView, PartView, SessionInfo};
 
 /// Every event the server publishes: `{"type": …, "properties": {…}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", content = "properties")]
 pub enum ServerEvent {
     /// The first item of every stream.
@@ -181,7 +181,7 @@ impl ServerEvent {
 }
 
 /// One item of `GET /event`: `{"id": "evt_…", "type", "properties", "seq"?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Envelope {
     pub id: String,
     #[serde(flatten)]
@@ -192,7 +192,7 @@ pub struct Envelope {
 }
 
 /// One item of `GET /global/event`: the project it came from and the event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GlobalEnvelope {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub directory: Option<String>,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Which tool call a request belongs to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolRef {
     #[serde(rename = "messageID")]
     pub message_id: String,
@@ -14,7 +14,7 @@ pub struct ToolRef {
 }
 
 /// A pending permission request (`permission.asked`, `GET /permission`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PermissionRequest {
     /// `per_…`
     pub id: String,
@@ -34,7 +34,7 @@ pub struct PermissionRequest {
 }
 
 /// How a permission request was answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PermissionReply {
     Once,
@@ -43,7 +43,7 @@ pub enum PermissionReply {
 }
 
 /// `POST /permission/:id/reply`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PermissionReplyBody {
     pub reply: PermissionReply,
     /// With `reject`: what the model is told instead of the bare refusal.
@@ -52,7 +52,7 @@ pub struct PermissionReplyBody {
 }
 
 /// One choice of a question.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionOption {
     pub label: String,
     #[serde(default)]
@@ -60,7 +60,7 @@ pub struct QuestionOption {
 }
 
 /// One question put to the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionInfo {
     pub question: String,
     #[serde(default)]
@@ -76,7 +76,7 @@ pub struct QuestionInfo {
 }
 
 /// A pending question (`question.asked`, `GET /question`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionRequest {
     /// `que_…`
     pub id: String,
@@ -88,13 +88,13 @@ pub struct QuestionRequest {
 }
 
 /// `POST /question/:id/reply`: per question, in order, the chosen labels (or typed text).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionReplyBody {
     pub answers: Vec<Vec<String>>,
 }
 
 /// One item of a session's todo list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Todo {
     pub content: String,
     /// `pending`, `in_progress`, `completed` or `cancelled`.
@@ -104,7 +104,7 @@ pub struct Todo {
 }
 
 /// One file a session changed (`GET /session/:id/diff`, `session.diff`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileDiff {
     pub path: String,
     /// `added`, `modified` or `deleted`.
@@ -116,7 +116,7 @@ pub struct FileDiff {
 }
 
 /// A permission rule: `{permission, pattern, action}` with action `allow`, `ask` or `deny`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PermissionRule {
     pub permission: String,
     pub pattern: String,
@@ -124,7 +124,7 @@ pub struct PermissionRule {
 }
 
 /// `POST /session`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SessionCreateBody {
     #[serde(rename = "parentID", default, skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<String>,
@@ -135,7 +135,7 @@ pub struct SessionCreateBody {
 }
 
 /// A model named by provider and model id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ModelChoice {
     #[serde(rename = "providerID")]
     pub provider_id: String,
@@ -144,7 +144,7 @@ pub struct ModelChoice {
 }
 
 /// One part of a prompt. Only text is read today; other kinds are kept as sent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum PromptPart {
     Text {
@@ -155,7 +155,7 @@ pub enum PromptPart {
 }
 
 /// `POST /session/:id/message` and `/prompt_async`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PromptBody {
     pub parts: Vec<PromptPart>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -187,7 +187,7 @@ impl PromptBody {
 }
 
 /// The body of every failing route: `{"name": "NotFoundError", "data": {"message": …}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ApiError {
     pub name: String,
     pub data: Map<String, Value>,

@@ -12,7 +12,7 @@ use crate::store::{Part, Role};
 use super::request::PermissionRule;
 
 /// A session as `GET /session/:id` returns it and `session.*` events carry it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SessionInfo {
     pub id: String,
     #[serde(default)]
@@ -40,7 +40,7 @@ pub struct SessionInfo {
     pub extra: Map<String, Value>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SessionTime {
     pub created: i64,
     pub updated: i64,
@@ -48,7 +48,7 @@ pub struct SessionTime {
 
 /// A message: `{id, sessionID, role, …}`; the rest is a user or assistant message's data
 /// ([`UserMessage`](crate::UserMessage), [`AssistantMessage`](crate::AssistantMessage)).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MessageView {
     pub id: String,
     #[serde(rename = "sessionID")]
@@ -59,7 +59,7 @@ pub struct MessageView {
 }
 
 /// A part: `{id, sessionID, messageID, type, …data}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PartView {
     pub id: String,
     #[serde(rename = "sessionID")]

@@ -1,0 +1,285 @@
+//! The event fan-out. Stored events are read back from SQLite in their global order (the
+//! store's live channel only wakes the hub up), converted once, and handed to every
+//! subscriber's bounded queue; live-only events (text deltas, permission and question
+//! requests) are sent after the hub has caught up with the store, so they never overtake the
+//! stored events written before them. A subscriber whose queue is full is dropped: its stream
+//! ends and it resumes from its last cursor with `Last-Event-ID`.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use strata_agent::store::Store;
+use strata_protocol::wire::{Envelope, ServerEvent};
+use tokio::sync::broadcast::error::TryRecvError;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::CoreError;
+use super::convert::Converter;
+
+/// Frames a subscriber may have queued before it counts as too slow and is disconnected.
+pub const CLIENT_QUEUE: usize = 4096;
+/// Stored events read per query when catching up or replaying.
+const PAGE: usize = 512;
+
+/// One item for subscribers: the envelope, the project it belongs to (`None`: every
+/// project, e.g. `server.*`), and the resumable cursor of stored events.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub cursor: Option<i64>,
+    pub directory: Option<String>,
+    pub envelope: Envelope,
+}
+
+impl Frame {
+    /// A live-only frame (no cursor, no `seq`).
+    pub fn live(directory: Option<String>, event: ServerEvent) -> Frame {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        Frame {
+            cursor: None,
+            directory,
+            envelope: Envelope {
+                id: format!("evt_live{n:012}"),
+                event,
+                seq: None,
+            },
+        }
+    }
+}
+
+/// Which frames a subscriber wants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventFilter {
+    /// `/global/event`: every project.
+    All,
+    /// `/event`: one project directory (plus the server's own frames).
+    Directory(String),
+}
+
+impl EventFilter {
+    pub fn wants(&self, frame: &Frame) -> bool {
+        match (self, &frame.directory) {
+            (EventFilter::All, _) | (_, None) => true,
+            (EventFilter::Directory(d), Some(fd)) => d == fd,
+        }
+    }
+}
+
+enum Command {
+    Live(Box<Frame>),
+    Subscribe {
+        filter: EventFilter,
+        queue: mpsc::Sender<Arc<Frame>>,
+        registered: oneshot::Sender<i64>,
+    },
+}
+
+struct Client {
+    filter: EventFilter,
+    queue: mpsc::Sender<Arc<Frame>>,
+}
+
+/// Handle to the fan-out task.
+#[derive(Debug, Clone)]
+pub struct Hub {
+    commands: mpsc::UnboundedSender<Command>,
+    delivered: watch::Receiver<i64>,
+    store: Store,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Command")
+    }
+}
+
+impl Hub {
+    /// Starts the fan-out task; it ends when `stop` fires.
+    pub fn start(store: Store, stop: CancellationToken) -> Result<Hub, CoreError> {
+        let last = store.global_last()?;
+        let (commands, rx) = mpsc::unbounded_channel();
+        let (delivered_tx, delivered) = watch::channel(last);
+        let task = Task {
+            store: store.clone(),
+            converter: Converter::new(store.clone()),
+            clients: Vec::new(),
+            last,
+            delivered: delivered_tx,
+        };
+        tokio::spawn(task.run(rx, stop));
+        Ok(Hub {
+            commands,
+            delivered,
+            store,
+        })
+    }
+
+    /// Sends a live-only event to the subscribers that want it.
+    pub fn publish(&self, frame: Frame) {
+        let _ = self.commands.send(Command::Live(Box::new(frame)));
+    }
+
+    /// A new subscription; with `after`, the stored events after that cursor come first.
+    pub fn subscribe(&self, filter: EventFilter, after: Option<i64>) -> Subscription {
+        // Without a cursor the stream starts now, not when the hub gets to the registration:
+        // what is committed in between is replayed.
+        let after = after.or_else(|| self.store.global_last().ok());
+        let (queue, rx) = mpsc::channel(CLIENT_QUEUE);
+        let (registered, at) = oneshot::channel();
+        let _ = self.commands.send(Command::Subscribe {
+            filter: filter.clone(),
+            queue,
+            registered,
+        });
+        Subscription {
+            store: self.store.clone(),
+            converter: Converter::new(self.store.clone()),
+            filter,
+            replay_after: after,
+            registered_at: Some(at),
+            replay_until: 0,
+            pending: VecDeque::new(),
+            live: rx,
+        }
+    }
+
+    /// Waits (at most `limit`) until every stored event up to `cursor` has been handed to the
+    /// subscribers' queues.
+    pub async fn delivered(&self, cursor: i64, limit: Duration) {
+        let mut rx = self.delivered.clone();
+        let _ = tokio::time::timeout(limit, rx.wait_for(|d| *d >= cursor)).await;
+    }
+}
+
+/// One subscriber's stream: replayed stored events first, then live frames.
+#[derive(Debug)]
+pub struct Subscription {
+    store: Store,
+    converter: Converter,
+    filter: EventFilter,
+    replay_after: Option<i64>,
+    registered_at: Option<oneshot::Receiver<i64>>,
+    replay_until: i64,
+    pending: VecDeque<Frame>,
+    live: mpsc::Receiver<Arc<Frame>>,
+}
+
+impl Subscription {
+    /// The next frame; `None` when the hub dropped this subscriber (too slow) or stopped.
+    pub async fn next(&mut self) -> Option<Arc<Frame>> {
+        if let Some(at) = &mut self.registered_at {
+            // Everything up to `at` is replayed from the store; the queue has what follows.
+            // (Taken only once answered, so a caller's select! may cancel this safely.)
+            self.replay_until = at.await.ok()?;
+            self.registered_at = None;
+        }
+        loop {
+            if let Some(frame) = self.pending.pop_front() {
+                return Some(Arc::new(frame));
+            }
+            match self.replay_after {
+                Some(after) if after < self.replay_until => {
+                    let page = self.store.global_events_after(after, PAGE).ok()?;
+                    let mut next = self.replay_until;
+                    for stored in page.iter().take_while(|e| e.gseq <= self.replay_until) {
+                        next = stored.gseq;
+                        let frames = self.converter.frames(stored);
+                        self.pending
+                            .extend(frames.into_iter().filter(|f| self.filter.wants(f)));
+                    }
+                    if page.is_empty() {
+                        next = self.replay_until;
+                    }
+                    self.replay_after = Some(next);
+                }
+                _ => return self.live.recv().await,
+            }
+        }
+    }
+}
+
+struct Task {
+    store: Store,
+    converter: Converter,
+    clients: Vec<Client>,
+    last: i64,
+    delivered: watch::Sender<i64>,
+}
+
+impl Task {
+    async fn run(
+        mut self,
+        mut commands: mpsc::UnboundedReceiver<Command>,
+        stop: CancellationToken,
+    ) {
+        let mut wake = self.store.subscribe();
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => break,
+                woke = wake.recv() => {
+                    if matches!(woke, Err(tokio::sync::broadcast::error::RecvError::Closed)) {
+                        break;
+                    }
+                    // Many commits may be waiting; one catch-up reads them all.
+                    while let Ok(_) | Err(TryRecvError::Lagged(_)) = wake.try_recv() {}
+                    self.catch_up();
+                }
+                command = commands.recv() => {
+                    let Some(command) = command else { break };
+                    self.catch_up();
+                    match command {
+                        Command::Live(frame) => self.send(Arc::new(*frame)),
+                        Command::Subscribe { filter, queue, registered } => {
+                            self.clients.push(Client { filter, queue });
+                            let _ = registered.send(self.last);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn catch_up(&mut self) {
+        loop {
+            let page = match self.store.global_events_after(self.last, PAGE) {
+                Ok(p) => p,
+                Err(e) => {
+                    tracing::error!(error = %e, "the event fan-out could not read the store");
+                    return;
+                }
+            };
+            let Some(end) = page.last().map(|e| e.gseq) else {
+                break;
+            };
+            for stored in &page {
+                for frame in self.converter.frames(stored) {
+                    self.send(Arc::new(frame));
+                }
+            }
+            self.last = end;
+            if page.len() < PAGE {
+                break;
+            }
+        }
+        self.delivered.send_replace(self.last);
+    }
+
+    fn send(&mut self, frame: Arc<Frame>) {
+        self.clients.retain(|client| {
+            if !client.filter.wants(&frame) {
+                return !client.queue.is_closed();
+            }
+            match client.queue.try_send(frame.clone()) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    tracing::warn!("an event subscriber fell too far behind and was disconnected");
+                    false
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            }
+        });
+    }
+}

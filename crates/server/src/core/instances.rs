@@ -1,0 +1,215 @@
+//! One instance per project directory, built from the graph's instance tier on first use and
+//! disposed on shutdown. Each instance's permission and question requests are forwarded to the
+//! hub as live events.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+use strata_agent::session::LoopServices;
+use strata_protocol::wire::{
+    self, PermissionReply, PermissionRequest, QuestionRequest, ServerEvent,
+};
+use strata_registry::{Instance, Runtime};
+use strata_services::permission::{PermissionEvent, Reply, Request};
+use strata_services::question::{Question, QuestionEvent};
+use tokio::sync::Mutex;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::JoinHandle;
+
+use super::CoreError;
+use super::hub::{Frame, Hub};
+
+/// One project's services, as the server uses them.
+#[derive(Debug)]
+pub struct InstanceEntry {
+    /// The canonical project directory (what sessions record and `/event` filters by).
+    pub directory: String,
+    pub instance: Instance,
+    pub services: LoopServices,
+    pub question: Question,
+    forwarders: Vec<JoinHandle<()>>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Instances {
+    map: Mutex<HashMap<PathBuf, Arc<InstanceEntry>>>,
+}
+
+impl Instances {
+    pub(crate) async fn get_or_build(
+        &self,
+        runtime: &Runtime,
+        dir: &Path,
+        hub: &Hub,
+    ) -> Result<Arc<InstanceEntry>, CoreError> {
+        let key = std::fs::canonicalize(dir).map_err(|e| {
+            CoreError::BadRequest(format!(
+                "the project directory {} cannot be used: {e}; pass an existing directory in \
+             `?directory=` or the x-opencode-directory header",
+                dir.display()
+            ))
+        })?;
+        // Held across the build so two requests for a new directory build it once.
+        let mut map = self.map.lock().await;
+        if let Some(entry) = map.get(&key) {
+            return Ok(entry.clone());
+        }
+        let failed = |detail: String| CoreError::Instance {
+            dir: key.display().to_string(),
+            detail,
+        };
+        let instance = runtime
+            .instance(&key)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let services =
+            LoopServices::from_context(instance.context()).map_err(|e| failed(e.to_string()))?;
+        let question = instance
+            .get::<Question>()
+            .map_err(|e| failed(e.to_string()))?;
+        let directory = services.info.directory.to_string_lossy().into_owned();
+        let forwarders = vec![
+            forward_permissions(&services, hub.clone(), directory.clone()),
+            forward_questions(&question, hub.clone(), directory.clone()),
+        ];
+        let entry = Arc::new(InstanceEntry {
+            directory,
+            instance,
+            services,
+            question,
+            forwarders,
+        });
+        map.insert(key, entry.clone());
+        Ok(entry)
+    }
+
+    /// Every instance built so far.
+    pub(crate) async fn all(&self) -> Vec<Arc<InstanceEntry>> {
+        self.map.lock().await.values().cloned().collect()
+    }
+
+    pub(crate) async fn dispose_all(&self, hub: &Hub) {
+        let entries: Vec<_> = self.map.lock().await.drain().map(|(_, e)| e).collect();
+        for entry in entries {
+            entry.instance.dispose().await;
+            for f in &entry.forwarders {
+                f.abort();
+            }
+            hub.publish(Frame::live(
+                None,
+                ServerEvent::InstanceDisposed {
+                    directory: entry.directory.clone(),
+                },
+            ));
+        }
+    }
+}
+
+/// The wire view of a pending permission request.
+pub fn permission_request(r: &Request) -> PermissionRequest {
+    PermissionRequest {
+        id: r.id.clone(),
+        session_id: r.session_id.clone(),
+        permission: r.permission.clone(),
+        patterns: r.patterns.clone(),
+        metadata: match &r.metadata {
+            Value::Object(m) => m.clone(),
+            _ => Default::default(),
+        },
+        always: r.always.clone(),
+        tool: r.tool.as_ref().map(|t| wire::ToolRef {
+            message_id: t.message_id.clone(),
+            call_id: t.call_id.clone(),
+        }),
+    }
+}
+
+/// The wire view of a pending question.
+pub fn question_request(q: &strata_services::question::QuestionRequest) -> QuestionRequest {
+    // Same field names on both sides; the wire type is the lenient superset.
+    serde_json::to_value(q)
+        .and_then(serde_json::from_value)
+        .unwrap_or_else(|_| QuestionRequest {
+            id: q.id.clone(),
+            session_id: q.session_id.clone(),
+            questions: Vec::new(),
+            tool: None,
+        })
+}
+
+fn forward_permissions(services: &LoopServices, hub: Hub, directory: String) -> JoinHandle<()> {
+    let mut rx = services.permission.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let event = match rx.recv().await {
+                Ok(e) => e,
+                Err(RecvError::Lagged(n)) => {
+                    tracing::warn!(missed = n, "permission events were missed");
+                    continue;
+                }
+                Err(RecvError::Closed) => break,
+            };
+            let event = match event {
+                PermissionEvent::Asked(r) => ServerEvent::PermissionAsked(permission_request(&r)),
+                PermissionEvent::Replied {
+                    session_id,
+                    request_id,
+                    reply,
+                } => ServerEvent::PermissionReplied {
+                    session_id,
+                    request_id,
+                    reply: match reply {
+                        Reply::Once => PermissionReply::Once,
+                        Reply::Always => PermissionReply::Always,
+                        Reply::Reject { .. } => PermissionReply::Reject,
+                    },
+                },
+                // A withdrawn request ends like a refused one for whoever shows it.
+                PermissionEvent::Withdrawn {
+                    session_id,
+                    request_id,
+                } => ServerEvent::PermissionReplied {
+                    session_id,
+                    request_id,
+                    reply: PermissionReply::Reject,
+                },
+            };
+            hub.publish(Frame::live(Some(directory.clone()), event));
+        }
+    })
+}
+
+fn forward_questions(question: &Question, hub: Hub, directory: String) -> JoinHandle<()> {
+    let mut rx = question.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let event = match rx.recv().await {
+                Ok(e) => e,
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => break,
+            };
+            let event = match event {
+                QuestionEvent::Asked(q) => ServerEvent::QuestionAsked(question_request(&q)),
+                QuestionEvent::Replied {
+                    session_id,
+                    request_id,
+                    answers,
+                } => ServerEvent::QuestionReplied {
+                    session_id,
+                    request_id,
+                    answers,
+                },
+                QuestionEvent::Rejected {
+                    session_id,
+                    request_id,
+                } => ServerEvent::QuestionRejected {
+                    session_id,
+                    request_id,
+                },
+            };
+            hub.publish(Frame::live(Some(directory.clone()), event));
+        }
+    })
+}

@@ -1,0 +1,163 @@
+//! The transport-free server: [`ServerCore`] owns the instances (one per project directory,
+//! built on first use, disposed on shutdown), the per-session turn queues, the event fan-out
+//! and the permission and question replies. HTTP handlers and the TUI's in-process client both
+//! call it.
+//!
+//! ```ignore
+//! let core = ServerCore::start(CoreOptions::new(dir)).await?;
+//! let session = core.create_session(&dir, SessionCreateBody::default()).await?;
+//! let mut events = core.subscribe(EventFilter::All, None);
+//! let turn = core.prompt(&session.id, body).await?;   // queued; runs on its own task
+//! let last = turn.finished().await?;                   // the turn's last assistant message
+//! core.shutdown().await;
+//! ```
+
+pub mod catalog;
+pub mod convert;
+mod error;
+pub mod hub;
+pub mod instances;
+pub mod recovery;
+mod replies;
+pub mod sessions;
+pub mod turns;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use strata_agent::store::Store;
+use strata_graph::Graph;
+use strata_registry::Runtime;
+use tokio_util::sync::CancellationToken;
+
+pub use error::CoreError;
+pub use hub::{EventFilter, Frame, Hub, Subscription};
+pub use instances::InstanceEntry;
+pub use sessions::{MessageEntry, SessionUpdate};
+pub use turns::TurnHandle;
+
+/// How a [`ServerCore`] starts.
+#[derive(Debug)]
+pub struct CoreOptions {
+    /// The project used when a request names none (`--dir`, else the working directory).
+    pub default_dir: PathBuf,
+    /// The service graph (production by default; tests may replace nodes).
+    pub graph: Graph,
+}
+
+impl CoreOptions {
+    pub fn new(default_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            default_dir: default_dir.into(),
+            graph: strata_agent::production(),
+        }
+    }
+}
+
+/// The server without its transport; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct ServerCore {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    runtime: Runtime,
+    store: Store,
+    default_dir: PathBuf,
+    instances: instances::Instances,
+    hub: Hub,
+    turns: turns::Turns,
+    closed: CancellationToken,
+}
+
+impl ServerCore {
+    /// Builds the global tier, closes what a stopped server left running, and starts the
+    /// event fan-out.
+    pub async fn start(options: CoreOptions) -> Result<ServerCore, CoreError> {
+        let runtime = Runtime::start(options.graph)
+            .await
+            .map_err(|e| CoreError::Start(e.to_string()))?;
+        let store = runtime
+            .global()
+            .get::<Store>()
+            .map_err(|e| CoreError::Start(e.to_string()))?;
+        let closed = recovery::close_orphaned_turns(&store)?;
+        if closed > 0 {
+            tracing::warn!(closed, "closed turns left running by a stopped server");
+        }
+        let stop = CancellationToken::new();
+        let hub = Hub::start(store.clone(), stop.clone())?;
+        Ok(ServerCore {
+            inner: Arc::new(Inner {
+                runtime,
+                store,
+                default_dir: options.default_dir,
+                instances: instances::Instances::default(),
+                hub,
+                turns: turns::Turns::default(),
+                closed: stop,
+            }),
+        })
+    }
+
+    /// The session database.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// The project used when a request names none.
+    pub fn default_dir(&self) -> &Path {
+        &self.inner.default_dir
+    }
+
+    /// The event fan-out.
+    pub fn hub(&self) -> &Hub {
+        &self.inner.hub
+    }
+
+    /// The instance of `dir`, built on first use.
+    pub async fn instance(&self, dir: &Path) -> Result<Arc<InstanceEntry>, CoreError> {
+        if self.inner.closed.is_cancelled() {
+            return Err(CoreError::ShuttingDown);
+        }
+        self.inner
+            .instances
+            .get_or_build(&self.inner.runtime, dir, &self.inner.hub)
+            .await
+    }
+
+    /// Every stored event after `after` (a cursor from an SSE `id:` line), then live ones,
+    /// filtered. Without a cursor, a new subscriber still gets the events of the turns running
+    /// in its scope from their start, so a client that subscribes just after prompting misses
+    /// nothing.
+    pub fn subscribe(&self, filter: EventFilter, after: Option<i64>) -> Subscription {
+        let after = after.or_else(|| {
+            self.inner
+                .turns
+                .earliest_running_start(&filter)
+                .map(|start| start - 1)
+        });
+        self.inner.hub.subscribe(filter, after)
+    }
+
+    /// Cancels the session's running turn (its tools' process groups are killed). `false` when
+    /// nothing was running.
+    pub fn abort(&self, session_id: &str) -> bool {
+        self.inner.turns.abort(session_id)
+    }
+
+    /// Sessions with a running or queued turn: `busy`.
+    pub fn busy_sessions(&self) -> Vec<String> {
+        self.inner.turns.busy()
+    }
+
+    /// Stops taking work, cancels running turns, disposes every instance (pending permission
+    /// requests and questions are rejected), then closes the global tier.
+    pub async fn shutdown(&self) {
+        self.inner.turns.abort_all();
+        self.inner.instances.dispose_all(&self.inner.hub).await;
+        self.inner.closed.cancel();
+        self.inner.runtime.shutdown().await;
+    }
+}

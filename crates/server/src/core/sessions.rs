@@ -1,0 +1,230 @@
+//! Sessions and messages through the core: create (with permission rules), list, get,
+//! update, delete, children, fork; messages with their parts; todos.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use strata_agent::store::{Role, Session, StoreError};
+use strata_protocol::wire::{
+    MessageView, PartView, PermissionRule, SessionCreateBody, SessionInfo, Todo,
+};
+
+use super::convert::{message_view, session_info, stored_rules};
+use super::{CoreError, ServerCore};
+
+/// A message with its parts, as `GET /session/:id/message` lists them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MessageEntry {
+    pub info: MessageView,
+    pub parts: Vec<PartView>,
+}
+
+/// `PATCH /session/:id`: what may change.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SessionUpdate {
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub permission: Option<Vec<PermissionRule>>,
+}
+
+fn not_found(e: StoreError, what: &'static str, id: &str) -> CoreError {
+    match e {
+        StoreError::NotFound { .. } => CoreError::not_found(what, id),
+        other => CoreError::Store(other),
+    }
+}
+
+impl ServerCore {
+    pub(crate) fn session_row(&self, id: &str) -> Result<Session, CoreError> {
+        self.store()
+            .session(id)
+            .map_err(|e| not_found(e, "session", id))
+    }
+
+    /// The API view of session `id`.
+    pub fn session(&self, id: &str) -> Result<SessionInfo, CoreError> {
+        let row = self.session_row(id)?;
+        Ok(session_info(&row, stored_rules(self.store(), id)))
+    }
+
+    /// Creates a session in `dir` (the instance is built if needed) with the body's parent,
+    /// title and permission rules.
+    pub async fn create_session(
+        &self,
+        dir: &Path,
+        body: SessionCreateBody,
+    ) -> Result<SessionInfo, CoreError> {
+        let entry = self.instance(dir).await?;
+        if let Some(parent) = &body.parent_id {
+            self.session_row(parent)?;
+        }
+        let rules = check_rules(&body.permission)?;
+        let store = self.store();
+        let session =
+            store.create_session(Path::new(&entry.directory), body.parent_id.as_deref())?;
+        if !body.permission.is_empty() {
+            store.set_session_rules(&session.id, &rules)?;
+        }
+        if let Some(title) = body.title.as_deref().filter(|t| !t.is_empty()) {
+            store.update_session_title(&session.id, title)?;
+        }
+        self.session(&session.id)
+    }
+
+    /// Sessions of `dir` (children included), most recently changed first.
+    pub async fn list_sessions(&self, dir: &Path) -> Result<Vec<SessionInfo>, CoreError> {
+        let entry = self.instance(dir).await?;
+        let rows = self
+            .store()
+            .list_sessions(Some(Path::new(&entry.directory)))?;
+        Ok(rows
+            .iter()
+            .map(|s| session_info(s, stored_rules(self.store(), &s.id)))
+            .collect())
+    }
+
+    /// The sessions whose parent is `id`.
+    pub fn children(&self, id: &str) -> Result<Vec<SessionInfo>, CoreError> {
+        let parent = self.session_row(id)?;
+        let rows = self.store().list_sessions(Some(&parent.directory))?;
+        Ok(rows
+            .iter()
+            .filter(|s| s.parent_id.as_deref() == Some(id))
+            .map(|s| session_info(s, stored_rules(self.store(), &s.id)))
+            .collect())
+    }
+
+    /// Changes the title and/or the permission rules.
+    pub fn update_session(
+        &self,
+        id: &str,
+        update: SessionUpdate,
+    ) -> Result<SessionInfo, CoreError> {
+        self.session_row(id)?;
+        if let Some(rules) = &update.permission {
+            let rules = check_rules(rules)?;
+            self.store().set_session_rules(id, &rules)?;
+        }
+        match update.title {
+            Some(title) => {
+                self.store().update_session_title(id, &title)?;
+            }
+            // The rules changed without any other change: say so with the same event.
+            None if update.permission.is_some() => {
+                let title = self.session_row(id)?.title;
+                self.store().update_session_title(id, &title)?;
+            }
+            None => {}
+        }
+        self.session(id)
+    }
+
+    /// Deletes the session (and its children). A running turn is aborted first.
+    pub fn delete_session(&self, id: &str) -> Result<(), CoreError> {
+        self.session_row(id)?;
+        if self.is_busy(id) {
+            return Err(CoreError::Busy(id.to_string()));
+        }
+        self.store()
+            .delete_session(id)
+            .map_err(|e| not_found(e, "session", id))
+    }
+
+    /// A new session with a copy of this one's messages, up to and excluding `message_id`
+    /// when given (all of them otherwise).
+    pub fn fork(&self, id: &str, message_id: Option<&str>) -> Result<SessionInfo, CoreError> {
+        let source = self.session_row(id)?;
+        let messages = self.store().messages(id)?;
+        if let Some(m) = message_id
+            && !messages.iter().any(|(msg, _)| msg.id == m)
+        {
+            return Err(CoreError::not_found("message", m));
+        }
+        let store = self.store();
+        let fork = store.create_session(&source.directory, source.parent_id.as_deref())?;
+        let title = if source.title.is_empty() {
+            String::new()
+        } else {
+            format!("{} (fork)", source.title)
+        };
+        if !title.is_empty() {
+            store.update_session_title(&fork.id, &title)?;
+        }
+        if let Some(rules) = store.session_rules(id)? {
+            store.set_session_rules(&fork.id, &rules)?;
+        }
+        for (message, parts) in messages {
+            if Some(message.id.as_str()) == message_id {
+                break;
+            }
+            let copy = store.append_message(&fork.id, message.role, message.data.clone())?;
+            for part in parts {
+                store.upsert_part(&fork.id, &copy.id, None, &part.kind, part.data.clone())?;
+            }
+        }
+        self.session(&fork.id)
+    }
+
+    /// The session's messages with their parts, oldest first; the last `limit` when given.
+    pub fn messages(&self, id: &str, limit: Option<usize>) -> Result<Vec<MessageEntry>, CoreError> {
+        let session = self.session_row(id)?;
+        let dir = session.directory.to_string_lossy().into_owned();
+        let rows = self.store().messages(id)?;
+        let mut parent: Option<String> = None;
+        let mut out: Vec<MessageEntry> = rows
+            .iter()
+            .map(|(m, parts)| {
+                if m.role == Role::User {
+                    parent = Some(m.id.clone());
+                }
+                MessageEntry {
+                    info: message_view(m, parent.as_deref(), Some(&dir)),
+                    parts: parts.iter().map(PartView::of).collect(),
+                }
+            })
+            .collect();
+        if let Some(limit) = limit
+            && out.len() > limit
+        {
+            out.drain(..out.len() - limit);
+        }
+        Ok(out)
+    }
+
+    /// One message with its parts.
+    pub fn message(&self, id: &str, message_id: &str) -> Result<MessageEntry, CoreError> {
+        self.messages(id, None)?
+            .into_iter()
+            .find(|m| m.info.id == message_id)
+            .ok_or_else(|| CoreError::not_found("message", message_id))
+    }
+
+    /// The session's todo list.
+    pub fn todos(&self, id: &str) -> Result<Vec<Todo>, CoreError> {
+        self.session_row(id)?;
+        let todos = self.store().todos(id)?;
+        Ok(todos
+            .into_iter()
+            .map(|t| Todo {
+                content: t.content,
+                status: t.status,
+                priority: t.priority,
+            })
+            .collect())
+    }
+}
+
+/// The rules as the store keeps them; each action must be `allow`, `ask` or `deny`.
+fn check_rules(rules: &[PermissionRule]) -> Result<Value, CoreError> {
+    for (i, rule) in rules.iter().enumerate() {
+        if !matches!(rule.action.as_str(), "allow" | "ask" | "deny") {
+            return Err(CoreError::BadRequest(format!(
+                "permission[{i}].action: `{}` is not one of allow, ask, deny",
+                rule.action
+            )));
+        }
+    }
+    serde_json::to_value(rules).map_err(|e| CoreError::Internal(e.to_string()))
+}

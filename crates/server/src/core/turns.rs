@@ -1,0 +1,265 @@
+//! Turns: a prompt becomes a turn with its own id, queued per session. One session runs one
+//! turn at a time (a fair lock, so prompts run in arrival order); different sessions run
+//! concurrently. A turn runs on its own task, so it goes on when the client that asked for it
+//! disconnects; its events are in the store either way.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use strata_agent::events::LoopEvent;
+use strata_agent::session::{Model, RunOptions, RunOutcome, Runner};
+use strata_protocol::wire::{PromptBody, ServerEvent};
+use strata_services::permission::Rule;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::hub::{EventFilter, Frame};
+use super::sessions::MessageEntry;
+use super::{CoreError, ServerCore};
+
+/// What a caller gets for a prompt: the turn's id and its end.
+#[derive(Debug)]
+pub struct TurnHandle {
+    pub id: String,
+    pub session_id: String,
+    done: oneshot::Receiver<Result<TurnEnd, CoreError>>,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone)]
+pub struct TurnEnd {
+    pub outcome: RunOutcome,
+    /// The cursor of the last stored event when the turn ended.
+    pub cursor: i64,
+}
+
+impl TurnHandle {
+    /// Waits for the turn to end.
+    pub async fn finished(self) -> Result<TurnEnd, CoreError> {
+        self.done
+            .await
+            .map_err(|_| CoreError::Internal("the turn's task ended without a result".into()))?
+    }
+}
+
+#[derive(Debug, Default)]
+struct Slot {
+    /// Held by the running turn; waiting turns queue on it in order.
+    queue: tokio::sync::Mutex<()>,
+    /// Turns queued or running.
+    waiting: std::sync::atomic::AtomicUsize,
+    running: Mutex<Option<Running>>,
+}
+
+#[derive(Debug, Clone)]
+struct Running {
+    cancel: CancellationToken,
+    /// The store's last cursor when the turn started.
+    start: i64,
+    directory: String,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Turns {
+    slots: Mutex<HashMap<String, Arc<Slot>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Turns {
+    fn slot(&self, session_id: &str) -> Arc<Slot> {
+        lock(&self.slots)
+            .entry(session_id.to_string())
+            .or_default()
+            .clone()
+    }
+
+    pub(crate) fn abort(&self, session_id: &str) -> bool {
+        let slot = lock(&self.slots).get(session_id).cloned();
+        match slot.and_then(|s| lock(&s.running).clone()) {
+            Some(r) => {
+                r.cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(crate) fn abort_all(&self) {
+        for slot in lock(&self.slots).values() {
+            if let Some(r) = lock(&slot.running).as_ref() {
+                r.cancel.cancel();
+            }
+        }
+    }
+
+    pub(crate) fn busy(&self) -> Vec<String> {
+        let mut ids: Vec<String> = lock(&self.slots)
+            .iter()
+            .filter(|(_, s)| s.waiting.load(Ordering::SeqCst) > 0)
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    pub(crate) fn is_busy(&self, session_id: &str) -> bool {
+        lock(&self.slots)
+            .get(session_id)
+            .is_some_and(|s| s.waiting.load(Ordering::SeqCst) > 0)
+    }
+
+    pub(crate) fn earliest_running_start(&self, filter: &EventFilter) -> Option<i64> {
+        lock(&self.slots)
+            .values()
+            .filter_map(|s| lock(&s.running).clone())
+            .filter(|r| match filter {
+                EventFilter::All => true,
+                EventFilter::Directory(d) => *d == r.directory,
+            })
+            .map(|r| r.start)
+            .min()
+    }
+}
+
+/// `trn_` + a process-wide counter + the time: unique in the process.
+fn turn_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let ms = strata_agent::store::now_ms();
+    format!("trn_{ms:012x}{:06x}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+impl ServerCore {
+    /// Queues a turn on the session and returns at once; the turn runs on its own task.
+    pub async fn prompt(
+        &self,
+        session_id: &str,
+        body: PromptBody,
+    ) -> Result<TurnHandle, CoreError> {
+        let session = self.session_row(session_id)?;
+        let entry = self.instance(&session.directory).await?;
+        let text = body.text();
+        if text.trim().is_empty() {
+            return Err(CoreError::BadRequest(
+                "parts: the prompt has no text part with text in it; send \
+                 {\"parts\":[{\"type\":\"text\",\"text\":\"…\"}]}"
+                    .into(),
+            ));
+        }
+        let services = entry.services.clone();
+        let model_id = match &body.model {
+            Some(m) => format!("{}/{}", m.provider_id, m.model_id),
+            None => services.config.model.clone().ok_or_else(|| {
+                CoreError::BadRequest(
+                    "model: the prompt names no model and the project's config has no \
+                     \"model\"; send {\"model\":{\"providerID\",\"modelID\"}}"
+                        .into(),
+                )
+            })?,
+        };
+        let env = |key: &str| std::env::var(key).ok();
+        let (provider, api_model) =
+            strata_agent::provider::resolve_provider(&model_id, env, &services.config.provider)
+                .map_err(|e| CoreError::BadRequest(format!("model: {e}")))?;
+        let rules: Vec<Rule> = self
+            .store()
+            .session_rules(session_id)?
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default();
+        let options = RunOptions {
+            agent: body.agent.clone().unwrap_or_else(|| "build".into()),
+            session_rules: rules,
+            ..RunOptions::default()
+        };
+        let model = Model {
+            id: model_id,
+            api_model,
+            provider: Arc::from(provider),
+        };
+        let runner = Runner::new(services, model, options);
+
+        let id = turn_id();
+        let slot = self.inner.turns.slot(session_id);
+        slot.waiting.fetch_add(1, Ordering::SeqCst);
+        let (done_tx, done) = oneshot::channel();
+        let core = self.clone();
+        let sid = session_id.to_string();
+        let directory = entry.directory.clone();
+        tokio::spawn(async move {
+            let result = core.run_turn(&slot, &sid, &directory, &runner, &text).await;
+            slot.waiting.fetch_sub(1, Ordering::SeqCst);
+            let _ = done_tx.send(result);
+        });
+        Ok(TurnHandle {
+            id,
+            session_id: session_id.to_string(),
+            done,
+        })
+    }
+
+    async fn run_turn(
+        &self,
+        slot: &Slot,
+        session_id: &str,
+        directory: &str,
+        runner: &Runner,
+        text: &str,
+    ) -> Result<TurnEnd, CoreError> {
+        let _turn = slot.queue.lock().await;
+        let cancel = CancellationToken::new();
+        let start = self.store().global_last()?;
+        *lock(&slot.running) = Some(Running {
+            cancel: cancel.clone(),
+            start: start + 1,
+            directory: directory.to_string(),
+        });
+        let (sink, mut events) = tokio::sync::mpsc::unbounded_channel();
+        let hub = self.hub().clone();
+        let dir = directory.to_string();
+        let deltas = tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                if let LoopEvent::TextDelta {
+                    session_id,
+                    message_id,
+                    part_id,
+                    delta,
+                } = event
+                {
+                    let event = ServerEvent::PartDelta {
+                        session_id,
+                        message_id,
+                        part_id,
+                        field: "text".into(),
+                        delta,
+                    };
+                    hub.publish(Frame::live(Some(dir.clone()), event));
+                }
+            }
+        });
+        let result = runner.run(session_id, text, cancel, Some(sink)).await;
+        let _ = deltas.await;
+        *lock(&slot.running) = None;
+        let report = result.map_err(|e| CoreError::Internal(e.to_string()))?;
+        Ok(TurnEnd {
+            outcome: report.outcome,
+            cursor: self.store().global_last()?,
+        })
+    }
+
+    /// Whether the session has a turn running or queued.
+    pub fn is_busy(&self, session_id: &str) -> bool {
+        self.inner.turns.is_busy(session_id)
+    }
+
+    /// The session's last assistant message with its parts (what a blocking prompt returns).
+    pub fn last_assistant(&self, session_id: &str) -> Result<Option<MessageEntry>, CoreError> {
+        let entries = self.messages(session_id, None)?;
+        Ok(entries
+            .into_iter()
+            .rev()
+            .find(|m| m.info.role == strata_agent::store::Role::Assistant))
+    }
+}

@@ -1,0 +1,18 @@
+//! Strata's floor 6: the HTTP + SSE server over the agent, shaped so that opencode's own
+//! clients (`opencode run --attach`, `opencode attach`) and Strata's TUI can drive it.
+//!
+//! - [`core`]: the transport-free server. [`ServerCore`] owns the instances (one per project
+//!   directory, built on first use), the per-session turn queues, the event fan-out with replay
+//!   from the store, and permission and question replies. The TUI's in-process client calls it
+//!   directly; the HTTP handlers are thin wrappers over it.
+//! - [`http`]: the axum router: auth, CORS, body limits, errors, the SSE writer.
+//! - [`routes`]: one module per route group.
+//! - [`serve`]: binding a listener (port 0 tries 4096 first) and serving until shutdown.
+
+pub mod core;
+pub mod http;
+pub mod routes;
+pub mod serve;
+
+pub use core::{CoreError, CoreOptions, ServerCore};
+pub use http::{AuthConfig, HttpOptions, router};

@@ -1,0 +1,254 @@
+//! Each route group's success and error shapes, through the real router.
+
+use axum::http::StatusCode;
+use serde_json::json;
+use strata_testkit::model_server::Turn;
+
+use super::fixture::{Server, server};
+
+#[tokio::test]
+async fn sessions_are_created_listed_updated_forked_and_deleted() {
+    let s = server(vec![]).start().await;
+    let created = s
+        .post(
+            "/session",
+            json!({"title": "First", "permission": [{"permission": "question", "pattern": "*", "action": "deny"}]}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::OK);
+    s.redactions()
+        .bind(|| insta::assert_json_snapshot!("session_created", created.body));
+    let id = created.body["id"].as_str().unwrap().to_string();
+
+    let got = s.get(&format!("/session/{id}")).await;
+    assert_eq!(got.body, created.body);
+    let list = s.get("/session").await;
+    assert_eq!(list.body.as_array().unwrap().len(), 1);
+
+    let patched = s
+        .call(
+            "PATCH",
+            &format!("/session/{id}"),
+            Some(json!({"title": "Renamed"})),
+        )
+        .await;
+    assert_eq!(patched.body["title"], "Renamed");
+    assert_eq!(patched.body["permission"][0]["action"], "deny");
+
+    let child = s.post("/session", json!({"parentID": id})).await;
+    assert_eq!(child.body["parentID"], id.as_str());
+    let children = s.get(&format!("/session/{id}/children")).await;
+    assert_eq!(children.body.as_array().unwrap().len(), 1);
+
+    let fork = s.post(&format!("/session/{id}/fork"), json!({})).await;
+    assert_eq!(fork.status, StatusCode::OK);
+    assert_ne!(fork.body["id"], id.as_str());
+    assert_eq!(fork.body["title"], "Renamed (fork)");
+
+    for (path, want) in [("todo", json!([])), ("diff", json!([]))] {
+        let a = s.get(&format!("/session/{id}/{path}")).await;
+        assert_eq!((a.status, a.body), (StatusCode::OK, want), "{path}");
+    }
+    assert_eq!(s.get("/session/status").await.body, json!({}));
+
+    let deleted = s.call("DELETE", &format!("/session/{id}"), None).await;
+    assert_eq!(deleted.body, json!(true));
+    let gone = s.get(&format!("/session/{id}")).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND);
+    // The child went with its parent.
+    let child_id = child.body["id"].as_str().unwrap();
+    assert_eq!(
+        s.get(&format!("/session/{child_id}")).await.status,
+        StatusCode::NOT_FOUND
+    );
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn errors_have_opencodes_body_and_status() {
+    let s = server(vec![]).start().await;
+    let missing = s.get("/session/ses_nope").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    s.redactions()
+        .bind(|| insta::assert_json_snapshot!("error_not_found", missing.body));
+
+    let unknown = s.get("/no/such/route").await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    assert_eq!(unknown.body["name"], "NotFoundError");
+    assert!(
+        unknown.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+
+    let id = s.session().await;
+    let bad = s
+        .post(
+            &format!("/session/{id}/message"),
+            json!({"parts": [{"type": "text"}]}),
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    s.redactions()
+        .bind(|| insta::assert_json_snapshot!("error_bad_field", bad.body));
+
+    let not_json = s
+        .send(
+            axum::http::Request::post("/session")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from("{oops"))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(not_json.status, StatusCode::BAD_REQUEST);
+    assert_eq!(not_json.body["name"], "BadRequest");
+
+    let rule = s
+        .post(
+            "/session",
+            json!({"permission": [{"permission": "bash", "pattern": "*", "action": "maybe"}]}),
+        )
+        .await;
+    assert_eq!(rule.status, StatusCode::BAD_REQUEST);
+    assert!(
+        rule.body["data"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("permission[0].action")
+    );
+
+    let huge = "x".repeat(strata_server::http::BODY_LIMIT + 10);
+    let too_big = s
+        .send(
+            axum::http::Request::post(format!("/session/{id}/message"))
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(huge))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(too_big.status, StatusCode::PAYLOAD_TOO_LARGE);
+
+    let no_reply = s
+        .post("/permission/per_nope/reply", json!({"reply": "once"}))
+        .await;
+    assert_eq!(no_reply.status, StatusCode::NOT_FOUND);
+    let bad_reply = s
+        .post("/permission/per_nope/reply", json!({"reply": "sometimes"}))
+        .await;
+    assert_eq!(bad_reply.status, StatusCode::BAD_REQUEST);
+    assert!(
+        bad_reply.body["data"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("reply")
+    );
+    let no_question = s.post("/question/que_nope/reject", json!({})).await;
+    assert_eq!(no_question.status, StatusCode::NOT_FOUND);
+    let no_dir = s.get("/session?directory=%2Fno%2Fsuch%2Fdir").await;
+    assert_eq!(no_dir.status, StatusCode::BAD_REQUEST);
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_blocking_prompt_returns_the_last_assistant_message_after_a_tool_call() {
+    let s = server(vec![
+        Turn::tool_call("call_1", "read", r#"{"filePath":"a.txt"}"#),
+        Turn::text("Done."),
+    ])
+    .file("a.txt", "hello\n")
+    .start()
+    .await;
+    let id = s.session().await;
+    let answer = s
+        .post(
+            &format!("/session/{id}/message"),
+            Server::prompt("read a.txt"),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+    s.redactions()
+        .bind(|| insta::assert_json_snapshot!("prompt_answer", answer.body));
+    let messages = s.get(&format!("/session/{id}/message")).await;
+    let all = messages.body.as_array().unwrap();
+    assert_eq!(all.len(), 3, "user, tool step, text step");
+    assert_eq!(all[2]["info"]["parentID"], all[0]["info"]["id"]);
+    let tool = &all[1]["parts"][1];
+    assert_eq!(tool["tool"], "read");
+    assert_eq!(tool["state"]["status"], "completed");
+    let last = s.get(&format!("/session/{id}/message?limit=1")).await;
+    assert_eq!(last.body.as_array().unwrap().len(), 1);
+    let mid = all[1]["info"]["id"].as_str().unwrap();
+    let one = s.get(&format!("/session/{id}/message/{mid}")).await;
+    assert_eq!(one.body["info"]["id"], mid);
+    let title = s.get(&format!("/session/{id}")).await.body["title"].clone();
+    assert_eq!(title, "read a.txt");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn context_routes_answer_in_opencodes_shapes() {
+    let s = server(vec![]).start().await;
+    let path = s.get("/path").await;
+    assert_eq!(path.body["directory"], s.dir.to_string_lossy().as_ref());
+    for key in ["home", "state", "config", "worktree"] {
+        assert!(path.body[key].is_string(), "{key}: {:?}", path.body);
+    }
+    let providers = s.get("/config/providers").await;
+    s.redactions()
+        .bind(|| insta::assert_json_snapshot!("config_providers", providers.body));
+    let provider = s.get("/provider").await;
+    assert_eq!(provider.body["connected"], json!(["openai"]));
+    let agents = s.get("/agent").await;
+    assert_eq!(agents.body[0]["name"], "build");
+    assert_eq!(agents.body[0]["mode"], "primary");
+    let config = s.get("/config").await;
+    assert_eq!(config.body["model"], "openai/scripted-model");
+    for (path, want) in [
+        ("/lsp", json!([])),
+        ("/formatter", json!([])),
+        ("/command", json!([])),
+        ("/mcp", json!({})),
+        (
+            "/experimental/capabilities",
+            json!({"backgroundSubagents": false}),
+        ),
+    ] {
+        let a = s.get(path).await;
+        assert_eq!((a.status, a.body), (StatusCode::OK, want), "{path}");
+    }
+    let located = s.get("/api/agent").await;
+    assert_eq!(located.body["data"], json!([]));
+    let health = s.get("/global/health").await;
+    assert_eq!(health.body["healthy"], true);
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_openapi_document_lists_every_route_with_schemas_from_the_types() {
+    let s = server(vec![]).start().await;
+    let doc = s.get("/doc").await.body;
+    assert_eq!(doc["openapi"], "3.1.0");
+    for route in strata_server::routes::table::ROUTES {
+        let op = &doc["paths"][route.path][route.method];
+        assert!(op.is_object(), "{} {} missing", route.method, route.path);
+    }
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    for name in [
+        "SessionInfo",
+        "PromptBody",
+        "PermissionReplyBody",
+        "ApiError",
+        "Envelope",
+    ] {
+        assert!(
+            schemas.contains_key(name),
+            "{name} missing: {:?}",
+            schemas.keys()
+        );
+    }
+    let create =
+        &doc["paths"]["/session"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!(create["$ref"], "#/components/schemas/SessionCreateBody");
+    s.shutdown().await;
+}
