@@ -71,6 +71,9 @@ pub(crate) struct RunArgs {
     /// Most model steps in this run.
     #[arg(long, default_value_t = 50)]
     pub max_steps: u32,
+    /// The agent to run as (`build` by default; `plan` plans without editing).
+    #[arg(long)]
+    pub agent: Option<String>,
     /// The message.
     #[arg(required = true)]
     pub message: Vec<String>,
@@ -105,6 +108,9 @@ pub(crate) struct ToolsArgs {
     /// one sees.
     #[arg(long)]
     pub interactive: bool,
+    /// The agent whose surface to list (`build` by default).
+    #[arg(long)]
+    pub agent: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]

@@ -10,6 +10,7 @@
 //! - [`step_message`]: the one owner of a step's assistant message, from creation to finish;
 //! - [`record`]: persistence, one transaction and one numbered event per change;
 //! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
+//! - [`agent_mode`]: the plan file, plan-mode reminders and the switch to `build`;
 //! - [`runner`]: the loop itself.
 //!
 //! ```ignore
@@ -20,6 +21,7 @@
 //! ```
 
 pub mod accumulate;
+pub mod agent_mode;
 pub mod execute;
 pub mod history;
 pub mod parts;
@@ -34,7 +36,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use strata_graph::{Context, Missing};
-use strata_registry::ToolRegistry;
+use strata_registry::{Agents, ToolRegistry, UnknownAgent};
 use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
@@ -57,6 +59,8 @@ pub struct LoopServices {
     pub flags: RuntimeFlags,
     pub info: InstanceInfo,
     pub skills: Skills,
+    /// The agents a run may use; [`RunOptions::agent`] names one.
+    pub agents: Agents,
     /// Waits between retries go through the Clock, so tests can drive them.
     pub clock: Clock,
 }
@@ -72,6 +76,7 @@ impl LoopServices {
             flags: cx.get::<RuntimeFlags>()?,
             info: cx.get::<InstanceInfo>()?,
             skills: cx.get::<Skills>()?,
+            agents: cx.get::<Agents>()?,
             clock: cx.get::<Clock>()?,
         })
     }
@@ -82,6 +87,8 @@ impl LoopServices {
 pub enum RunError {
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    UnknownAgent(#[from] UnknownAgent),
     #[error("the permission rules in the configuration are invalid: {0}")]
     Rules(#[from] RuleConfigError),
     #[error(

@@ -10,13 +10,16 @@ use std::time::Duration;
 use strata_protocol::event::SessionStatus;
 use strata_protocol::message::UserMessage;
 use strata_protocol::part::TextPart;
+use strata_registry::AgentInfo;
 use strata_registry::SurfaceSpec;
-use strata_registry::rules::agent_ruleset;
+use strata_registry::rules::ruleset_of;
 use strata_services::permission::Ruleset;
 use strata_tools::ErasedTool;
+use strata_tools::plan_exit::approval_message;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use super::agent_mode::{AFTER_PLAN, PLAN_EXIT};
 use super::execute::{self, CallEnd, CallEnv, CallOutcome};
 use super::history::chat_history;
 use super::parts::ModelRef;
@@ -113,7 +116,13 @@ impl Runner {
 
     /// The tools advertised to this runner's model, in registration order.
     pub fn surface(&self) -> Result<Vec<ErasedTool>, RunError> {
-        Ok(self.surface_with(self.ruleset()?))
+        let agent = self.agent(&self.options.agent)?;
+        Ok(self.surface_with(self.ruleset(&agent)?))
+    }
+
+    /// The agent named `name`, or a usage error listing the agents there are.
+    fn agent(&self, name: &str) -> Result<AgentInfo, RunError> {
+        Ok(self.services.agents.lookup(name)?.clone())
     }
 
     fn surface_with(&self, ruleset: Ruleset) -> Vec<ErasedTool> {
@@ -130,9 +139,9 @@ impl Runner {
 
     /// The effective rules of this run: the agent's, then the session's; a run computes them
     /// once.
-    fn ruleset(&self) -> Result<Ruleset, RunError> {
+    fn ruleset(&self, agent: &AgentInfo) -> Result<Ruleset, RunError> {
         let s = &self.services;
-        let mut rules = agent_ruleset(&self.options.agent, &s.config, &s.flags, &s.skills)?;
+        let mut rules = ruleset_of(agent, &s.config, &s.flags, &s.skills)?;
         rules.extend(self.options.session_rules.iter().cloned());
         Ok(rules)
     }
@@ -158,124 +167,161 @@ impl Runner {
         rec.part(&user.id, None, &TextPart::user(message).into())?;
         rec.status(SessionStatus::Busy)?;
 
-        let ruleset = self.ruleset()?;
-        let surface = self.surface_with(ruleset.clone());
-        let specs: Vec<ToolSpec> = surface
-            .iter()
-            .map(|t| ToolSpec {
-                name: t.id.to_string(),
-                description: t.description.clone(),
-                parameters: (*t.schema).clone(),
-            })
-            .collect();
-        let model_ref = ModelRef {
-            provider_id: self.model.provider.name().to_string(),
-            model_id: self.model.api_model.clone(),
-        };
-        let mut system = super::prompt::system_prompt(
-            &s.info,
-            &self.model.id,
-            &strata_services::clock::utc_date(now_ms()),
-        );
-        // The skills reach the model here, not in the tool's description, which stays stable.
-        if surface.iter().any(|t| t.id == "skill")
-            && let Some(section) = super::prompt::skills_section(s.skills.listed(&ruleset))
-        {
-            system.push_str("\n\n");
-            system.push_str(&section);
-        }
-        let doom = Mutex::new(DoomGuard::new());
-        let step_env = StepEnv {
-            recorder: &rec,
-            provider: self.model.provider.as_ref(),
-            model: &model_ref,
-            agent: &opts.agent,
-            system: &system,
-            tools: &specs,
-            cancel: &cancel,
-        };
-        let invalid = s.registry.get("invalid");
-        let call_env = CallEnv {
-            recorder: &rec,
-            surface: &surface,
-            invalid: invalid.as_ref(),
-            permission: &s.permission,
-            ruleset: &ruleset,
-            agent: &opts.agent,
-            model: &self.model.api_model,
-            continue_on_deny: s.config.experimental.continue_loop_on_deny,
-            doom: &doom,
-            cancel: &cancel,
-        };
-
+        let plan_file = super::agent_mode::plan_file(&s.info, &session);
+        let mut agent = self.agent(&opts.agent)?;
         let mut steps = 0;
         let mut text = String::new();
-        let outcome = loop {
-            if cancel.is_cancelled() {
-                break RunOutcome::Cancelled;
-            }
-            if steps >= opts.max_steps {
-                break RunOutcome::StepLimit { steps };
-            }
-            steps += 1;
-            let mut attempt = 0;
-            let end = loop {
-                let history = chat_history(&s.store.messages(session_id)?);
-                let will_retry = attempt < opts.max_retries;
-                let end = run_step(&step_env, history, will_retry).await?;
-                match &end {
-                    StepEnd::Broken(e) if will_retry && e.retryable() && !cancel.is_cancelled() => {
-                        attempt += 1;
-                        let wait = retry_wait(opts.retry_delay, attempt, e.retry_after());
-                        rec.status(SessionStatus::Retry {
-                            attempt,
-                            message: e.to_string(),
-                            wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-                        })?;
-                        tokio::select! {
-                            () = s.clock.sleep(wait) => {}
-                            () = cancel.cancelled() => {}
-                        }
-                    }
-                    _ => break end,
-                }
+        let outcome = 'agents: loop {
+            let ruleset = self.ruleset(&agent)?;
+            let surface = self.surface_with(ruleset.clone());
+            let specs: Vec<ToolSpec> = surface
+                .iter()
+                .map(|t| ToolSpec {
+                    name: t.id.to_string(),
+                    description: t.description.clone(),
+                    parameters: (*t.schema).clone(),
+                })
+                .collect();
+            let model_ref = ModelRef {
+                provider_id: self.model.provider.name().to_string(),
+                model_id: self.model.api_model.clone(),
             };
-            let (message, reason, usage, calls, step_text) = match end {
-                StepEnd::Broken(e)
-                    if cancel.is_cancelled() || e == crate::provider::ProviderError::Cancelled =>
-                {
+            let mut system = super::prompt::system_prompt(
+                &s.info,
+                &self.model.id,
+                &strata_services::clock::utc_date(now_ms()),
+            );
+            if let Some(prompt) = &agent.prompt {
+                system.push_str("\n\n");
+                system.push_str(prompt);
+            }
+            // The skills reach the model here, not in the tool's description, which stays stable.
+            if surface.iter().any(|t| t.id == "skill")
+                && let Some(section) = super::prompt::skills_section(s.skills.listed(&ruleset))
+            {
+                system.push_str("\n\n");
+                system.push_str(&section);
+            }
+            let doom = Mutex::new(DoomGuard::new());
+            let step_env = StepEnv {
+                recorder: &rec,
+                provider: self.model.provider.as_ref(),
+                model: &model_ref,
+                agent: &agent.name,
+                system: &system,
+                tools: &specs,
+                cancel: &cancel,
+            };
+            let invalid = s.registry.get("invalid");
+            let call_env = CallEnv {
+                recorder: &rec,
+                surface: &surface,
+                invalid: invalid.as_ref(),
+                permission: &s.permission,
+                ruleset: &ruleset,
+                agent: &agent.name,
+                model: &self.model.api_model,
+                plan_file: Some(&plan_file),
+                continue_on_deny: s.config.experimental.continue_loop_on_deny,
+                doom: &doom,
+                cancel: &cancel,
+            };
+            // The agent's own budget, within the run's.
+            let max_steps = agent
+                .steps
+                .map_or(opts.max_steps, |n| n.min(opts.max_steps));
+            let mut switch = false;
+            let outcome = loop {
+                if cancel.is_cancelled() {
                     break RunOutcome::Cancelled;
                 }
-                StepEnd::Broken(e) => {
-                    rec.error(error_name(&e), &e.to_string())?;
-                    break RunOutcome::Failed {
-                        error: e.to_string(),
+                if steps >= max_steps {
+                    break RunOutcome::StepLimit { steps };
+                }
+                steps += 1;
+                let mut attempt = 0;
+                let end = loop {
+                    let stored = s.store.messages(session_id)?;
+                    let mut history = chat_history(&stored);
+                    super::agent_mode::remind(&mut history, &stored, &agent.name, &plan_file);
+                    let will_retry = attempt < opts.max_retries;
+                    let end = run_step(&step_env, history, will_retry).await?;
+                    match &end {
+                        StepEnd::Broken(e)
+                            if will_retry && e.retryable() && !cancel.is_cancelled() =>
+                        {
+                            attempt += 1;
+                            let wait = retry_wait(opts.retry_delay, attempt, e.retry_after());
+                            rec.status(SessionStatus::Retry {
+                                attempt,
+                                message: e.to_string(),
+                                wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                            })?;
+                            tokio::select! {
+                                () = s.clock.sleep(wait) => {}
+                                () = cancel.cancelled() => {}
+                            }
+                        }
+                        _ => break end,
+                    }
+                };
+                let (message, reason, usage, calls, step_text) = match end {
+                    StepEnd::Broken(e)
+                        if cancel.is_cancelled()
+                            || e == crate::provider::ProviderError::Cancelled =>
+                    {
+                        break RunOutcome::Cancelled;
+                    }
+                    StepEnd::Broken(e) => {
+                        rec.error(error_name(&e), &e.to_string())?;
+                        break RunOutcome::Failed {
+                            error: e.to_string(),
+                        };
+                    }
+                    StepEnd::Finished {
+                        message,
+                        reason,
+                        usage,
+                        calls,
+                        text,
+                    } => (message, reason, usage, calls, text),
+                };
+                if !step_text.is_empty() {
+                    text = step_text;
+                }
+                let results = run_calls(&call_env, message.id(), calls).await?;
+                message.finish(&rec, &reason, usage)?;
+                if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
+                    break RunOutcome::Cancelled;
+                }
+                if let Some(halt) = results.iter().find(|r| r.end == CallEnd::Halted) {
+                    break RunOutcome::Stopped {
+                        reason: halt.output.clone(),
                     };
                 }
-                StepEnd::Finished {
-                    message,
-                    reason,
-                    usage,
-                    calls,
-                    text,
-                } => (message, reason, usage, calls, text),
+                if results.is_empty() {
+                    break RunOutcome::Completed;
+                }
+                if results
+                    .iter()
+                    .any(|r| r.name == PLAN_EXIT && r.end == CallEnd::Completed)
+                {
+                    switch = true;
+                    break RunOutcome::Completed;
+                }
             };
-            if !step_text.is_empty() {
-                text = step_text;
+            if !switch {
+                break 'agents outcome;
             }
-            let results = run_calls(&call_env, message.id(), calls).await?;
-            message.finish(&rec, &reason, usage)?;
-            if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
-                break RunOutcome::Cancelled;
-            }
-            if let Some(halt) = results.iter().find(|r| r.end == CallEnd::Halted) {
-                break RunOutcome::Stopped {
-                    reason: halt.output.clone(),
-                };
-            }
-            if results.is_empty() {
-                break RunOutcome::Completed;
-            }
+            // The user approved the plan: the build agent takes over with a message naming it.
+            let shown = strata_services::fs::relative_to(&s.info.worktree, &plan_file);
+            let next = rec.message(Role::User, &UserMessage::new(now_ms(), AFTER_PLAN))?;
+            rec.part(
+                &next.id,
+                None,
+                &TextPart::user(&approval_message(&shown)).into(),
+            )?;
+            agent = self.agent(AFTER_PLAN)?;
         };
         match &outcome {
             RunOutcome::Cancelled => {

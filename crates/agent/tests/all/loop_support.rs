@@ -38,6 +38,7 @@ pub(crate) fn services(t: &TestInstance) -> LoopServices {
         flags,
         info: t.get::<InstanceInfo>(),
         skills: t.get::<Skills>(),
+        agents: t.get::<strata_registry::Agents>(),
         clock: t.get::<Clock>(),
     }
 }

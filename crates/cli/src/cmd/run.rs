@@ -1,6 +1,7 @@
 //! `strata run`: the agent loop on one message in a project, rendered as it happens.
 //!
-//! The model comes from `--model`, else the config's `model`; the provider from the
+//! The agent comes from `--agent` (default `build`; an unknown name is a usage error listing
+//! the agents). The model comes from `--model`, else the agent's, else the config's `model`; the provider from the
 //! environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, …) and the config's `provider` map. The
 //! session is new, the directory's last one (`--continue`) or a given one (`--session`).
 //! Exit codes: 0 the model finished, 1 the run failed or stopped (a model error, a refused
@@ -73,7 +74,17 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
             return 1;
         }
     };
-    let Some(model_id) = args.model.clone().or_else(|| services.config.model.clone()) else {
+    super::agents::warn_broken(&services.agents);
+    let agent = match super::agents::choose(&services.agents, args.agent.as_deref()) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 2;
+        }
+    };
+    // `--model` first, then the agent's own model, then the config's.
+    let model_id = args.model.clone().or_else(|| agent.model.clone());
+    let Some(model_id) = model_id.or_else(|| services.config.model.clone()) else {
         eprintln!(
             "strata: no model chosen; pass --model PROVIDER/MODEL (e.g. --model openai/gpt-4.1) \
              or set \"model\" in strata.json"
@@ -125,6 +136,7 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
     };
     let frontend = tokio::spawn(frontend.drive(events));
     let options = RunOptions {
+        agent: agent.name.clone(),
         max_steps: args.max_steps,
         // Without a person to answer, `question` is denied and so not offered.
         session_rules: if interactive {
