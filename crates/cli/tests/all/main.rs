@@ -10,6 +10,7 @@ mod cli_tool;
 mod cli_tool_writes;
 mod cli_tools;
 mod common;
+mod e2e_agents;
 mod e2e_run;
 mod e2e_run_session;
 mod e2e_run_support;
