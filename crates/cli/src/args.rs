@@ -74,6 +74,10 @@ pub(crate) struct RunArgs {
     /// The agent to run as (`build` by default; `plan` plans without editing).
     #[arg(long)]
     pub agent: Option<String>,
+    /// How hard the model reasons: minimal, low, medium, high, max, or a variant named in
+    /// the config (`provider.<id>.models.<model>.variants`).
+    #[arg(long)]
+    pub variant: Option<String>,
     /// The message.
     #[arg(required = true)]
     pub message: Vec<String>,

@@ -8,10 +8,12 @@
 //!   numbered [`Event`]s — and the event kinds.
 //! - [`tool`]: a tool call's part, [`ToolPart`], with its states pending → running →
 //!   completed or error.
-//! - [`part`]: the other part kinds (text, step start and finish) and their names.
+//! - [`part`]: the other part kinds (text, reasoning, step start and finish, compaction) and
+//!   their names.
 //! - [`message`]: the data of user and assistant messages, token counts, errors.
 //! - [`event`]: what a running loop tells a front-end ([`LoopEvent`]), session statuses.
 //! - [`view`]: the opencode-shaped JSON views of stored rows (`{id, sessionID, type, …}`).
+//! - [`wire`]: the server API's types — the typed event stream, requests, replies and bodies.
 //!
 //! This crate depends on nothing of ours.
 
@@ -21,9 +23,10 @@ pub mod part;
 pub mod store;
 pub mod tool;
 pub mod view;
+pub mod wire;
 
 pub use event::{LoopEvent, SessionStatus};
 pub use message::{AssistantMessage, ErrorInfo, Tokens, UserMessage};
-pub use part::{PartData, StepFinish, TextPart};
+pub use part::{CompactionPart, PartData, ReasoningPart, StepFinish, TextPart};
 pub use store::{Event, Message, Part, Role, Session};
 pub use tool::{Attachment, ToolPart, ToolState};

@@ -36,7 +36,7 @@ impl UserMessage {
 }
 
 /// An assistant message's data: one per step attempt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssistantMessage {
     #[serde(default)]
     pub time: MessageTime,
@@ -49,9 +49,10 @@ pub struct AssistantMessage {
     pub provider_id: String,
     #[serde(rename = "modelID", default)]
     pub model_id: String,
-    /// Always 0: tokens are not priced.
-    #[serde(default)]
-    pub cost: u64,
+    /// What the step cost in US dollars, from the model catalogue's prices (0 when the model is
+    /// not catalogued).
+    #[serde(default, serialize_with = "cost_number")]
+    pub cost: f64,
     #[serde(default)]
     pub tokens: Tokens,
     /// Why the model stopped, once the step finished.
@@ -63,6 +64,25 @@ pub struct AssistantMessage {
     /// A later attempt replaced this one; the history sent to the model leaves it out.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub retried: bool,
+    /// This message holds a summary of the conversation before it (a compaction).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summary: bool,
+}
+
+// A cost is never NaN (it is a sum of products of finite prices and counts), so equality is
+// reflexive and the messages stay comparable as before.
+impl Eq for AssistantMessage {}
+
+/// Writes a cost as JSON does in JavaScript: a whole number without a fraction (`0`, not `0.0`),
+/// so records from before costs were priced read the same.
+pub fn cost_number<S: serde::Serializer>(cost: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if cost.fract() == 0.0 && cost.abs() < 9.0e15 {
+        // Whole and within the exact integer range of an f64.
+        #[allow(clippy::cast_possible_truncation)]
+        s.serialize_i64(*cost as i64)
+    } else {
+        s.serialize_f64(*cost)
+    }
 }
 
 impl AssistantMessage {
@@ -76,11 +96,12 @@ impl AssistantMessage {
             mode: agent.to_string(),
             provider_id: provider_id.to_string(),
             model_id: model_id.to_string(),
-            cost: 0,
+            cost: 0.0,
             tokens: Tokens::default(),
             finish: None,
             error: None,
             retried: false,
+            summary: false,
         }
     }
 
@@ -90,7 +111,8 @@ impl AssistantMessage {
     }
 }
 
-/// Token counts in opencode's shape (no reasoning or cache figures from our providers).
+/// Token counts in opencode's shape: `input` excludes cached input, `output` excludes
+/// reasoning.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
     #[serde(default)]

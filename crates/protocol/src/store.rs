@@ -18,6 +18,9 @@ pub mod kinds {
     /// `{"sessionID", "todos": [{content, status, priority}]}`: the session's todo list was
     /// replaced (committed together with the list).
     pub const TODO_UPDATED: &str = "todo.updated";
+    /// `{"sessionID", "messageID"}`: a message left the conversation for good (a prompt after
+    /// a revert); the row stays in the store, hidden.
+    pub const MESSAGE_REMOVED: &str = "message.removed";
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

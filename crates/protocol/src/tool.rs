@@ -101,6 +101,19 @@ pub struct Span {
     pub start: i64,
     #[serde(default)]
     pub end: i64,
+    /// When compaction pruned the output from what the model is sent (the stored output stays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compacted: Option<i64>,
+}
+
+impl Span {
+    pub fn new(start: i64, end: i64) -> Self {
+        Self {
+            start,
+            end,
+            compacted: None,
+        }
+    }
 }
 
 /// A file a tool attached to its result: `{type: "file", mime, url, filename?}`.
@@ -248,7 +261,7 @@ mod tests {
                 output: "x".into(),
                 title: "a.txt".into(),
                 metadata: Map::new(),
-                time: Span { start: 1, end: 2 },
+                time: Span::new(1, 2),
                 attachments: vec![],
             }),
         );
@@ -264,7 +277,7 @@ mod tests {
             ToolState::Error(Failed {
                 input,
                 error: "boom".into(),
-                time: Span { start: 1, end: 3 },
+                time: Span::new(1, 3),
                 metadata: Some(meta),
             }),
         );

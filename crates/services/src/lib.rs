@@ -20,6 +20,7 @@ pub mod process;
 mod production;
 pub mod question;
 pub mod skills;
+pub mod snapshot;
 pub mod todo;
 pub mod truncate;
 

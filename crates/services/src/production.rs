@@ -17,6 +17,7 @@ use crate::permission::Permission;
 use crate::process::ChildProcessSpawner;
 use crate::question::Question;
 use crate::skills::Skills;
+use crate::snapshot::Snapshots;
 use crate::todo::Todos;
 use crate::truncate::Truncate;
 
@@ -42,6 +43,7 @@ pub fn production() -> Graph {
         }))
         .with(HttpClient::node())
         .with(Truncate::node())
+        .with(Snapshots::node())
         // Throwaway lists; the agent's graph keeps them in the session database instead.
         .with(Todos::node())
         // Instance tier: one per project directory.

@@ -86,6 +86,33 @@ impl ProviderError {
         }
     }
 
+    /// Whether the provider refused the request because it does not fit the model's context
+    /// window (the loop compacts and tries again).
+    pub fn is_context_overflow(&self) -> bool {
+        let text = match self {
+            ProviderError::Http {
+                status: 400 | 413,
+                body,
+                ..
+            } => body,
+            ProviderError::Api { kind, message, .. } => &format!("{kind} {message}"),
+            _ => return false,
+        };
+        let text = text.to_ascii_lowercase();
+        [
+            "context_length_exceeded",
+            "maximum context length",
+            "context window",
+            "prompt is too long",
+            "too many tokens",
+            "exceeds the context",
+            "input is too long",
+            "request too large",
+        ]
+        .iter()
+        .any(|k| text.contains(k))
+    }
+
     /// The tool calls left unfinished by an interrupted stream (empty for other errors).
     pub fn interrupted_call_ids(&self) -> &[String] {
         match self {
@@ -163,6 +190,24 @@ mod tests {
             message: "busy".into(),
         };
         assert!(overloaded.retryable());
+    }
+
+    #[test]
+    fn context_overflow_is_recognised_in_the_vendors_words() {
+        let body = |status: u16, body: &str| ProviderError::Http {
+            url: "u".into(),
+            status,
+            body: body.into(),
+            retry_after: None,
+        };
+        assert!(body(400, r#"{"error":{"code":"context_length_exceeded"}}"#).is_context_overflow());
+        assert!(
+            body(400, r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#)
+                .is_context_overflow()
+        );
+        assert!(!body(400, "bad tool schema").is_context_overflow());
+        assert!(!body(500, "context_length_exceeded").is_context_overflow());
+        assert!(!http(429).is_context_overflow());
     }
 
     #[test]

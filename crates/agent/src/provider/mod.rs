@@ -16,7 +16,7 @@
 //!
 //! ```ignore
 //! let (provider, model) = resolve_provider("openai/gpt-4.1", |k| std::env::var(k).ok(), &providers)?;
-//! let req = ChatRequest { model, system, messages, tools, max_tokens: None };
+//! let req = ChatRequest { model, system, messages, tools, max_tokens: None, reasoning: Reasoning::default() };
 //! let mut events = provider.stream(req, cancel.clone()).await?;
 //! while let Some(event) = events.next().await { match event? { /* … */ } }
 //! ```
@@ -49,8 +49,8 @@ pub use resolve::{
 pub use stream_state::DecodeState;
 pub use streaming::StreamingProvider;
 pub use types::{
-    ChatMessage, ChatRequest, Completion, FinishReason, Media, StreamEvent, ToolCall, ToolSpec,
-    Usage,
+    ChatMessage, ChatRequest, Completion, FinishReason, Media, Reasoning, ReasoningBlock,
+    StreamEvent, ToolCall, ToolSpec, Usage,
 };
 pub use wire::Wire;
 
@@ -84,12 +84,16 @@ pub async fn collect(mut events: EventStream) -> Result<Completion, ProviderErro
     while let Some(event) = events.next().await {
         match event? {
             StreamEvent::TextDelta(text) => done.text.push_str(&text),
+            StreamEvent::ReasoningDelta(text) => done.reasoning.push_str(&text),
             StreamEvent::ToolCallReady(call) => done.tool_calls.push(call),
             StreamEvent::Finish { reason, usage } => {
                 done.finish = Some(reason);
                 done.usage = usage;
             }
-            StreamEvent::ToolCallStarted { .. } | StreamEvent::ToolCallDelta { .. } => {}
+            StreamEvent::ToolCallStarted { .. }
+            | StreamEvent::ToolCallDelta { .. }
+            | StreamEvent::ReasoningEnd { .. }
+            | StreamEvent::RedactedReasoning(_) => {}
         }
     }
     Ok(done)

@@ -18,6 +18,8 @@ pub struct DecodeState {
     /// The provider's end-of-response marker came (`[DONE]`, `message_stop`): nothing more
     /// needs reading.
     pub done: bool,
+    /// The reasoning block being streamed, by slot, with its signature so far (Anthropic).
+    pub reasoning: Option<(u64, String)>,
 }
 
 impl DecodeState {
@@ -28,6 +30,7 @@ impl DecodeState {
             reason: None,
             usage: None,
             done: false,
+            reasoning: None,
         }
     }
 

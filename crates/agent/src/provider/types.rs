@@ -15,6 +15,27 @@ pub struct ChatRequest {
     pub tools: Vec<ToolSpec>,
     /// Upper bound on generated tokens; each provider documents its default.
     pub max_tokens: Option<u32>,
+    /// How much the model should reason, for models that do.
+    #[serde(default)]
+    pub reasoning: Reasoning,
+}
+
+/// Reasoning settings: an effort for OpenAI-compatible models (`reasoning_effort`), a thinking
+/// budget for Anthropic ones. Unset fields send nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reasoning {
+    pub effort: Option<String>,
+    pub budget_tokens: Option<u32>,
+}
+
+/// A piece of the model's reasoning sent back in history: what Anthropic needs to accept an
+/// earlier thinking block (its text and signature, or the redacted data).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReasoningBlock {
+    pub text: String,
+    pub signature: Option<String>,
+    /// The opaque payload of a `redacted_thinking` block.
+    pub redacted: Option<String>,
 }
 
 /// A tool as the model sees it: its id, description and JSON Schema for the arguments.
@@ -35,6 +56,9 @@ pub enum ChatMessage {
     Assistant {
         text: String,
         tool_calls: Vec<ToolCall>,
+        /// The reasoning that came before the text and calls, when it must be sent back.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        reasoning: Vec<ReasoningBlock>,
     },
     /// The result of one tool call, answered in the turn after the call.
     ToolResult {
@@ -89,6 +113,7 @@ impl ChatMessage {
         ChatMessage::Assistant {
             text: text.into(),
             tool_calls,
+            reasoning: Vec::new(),
         }
     }
 }
@@ -107,6 +132,12 @@ pub struct ToolCall {
 pub enum StreamEvent {
     /// A piece of assistant text.
     TextDelta(String),
+    /// A piece of the model's reasoning (thinking); a reasoning part opens with the first.
+    ReasoningDelta(String),
+    /// The open reasoning is complete; `signature` is what the provider needs to accept it back.
+    ReasoningEnd { signature: Option<String> },
+    /// A whole reasoning block the provider redacted: only its opaque data can be sent back.
+    RedactedReasoning(String),
     /// The model began a tool call; its arguments follow as deltas.
     ToolCallStarted { id: String, name: String },
     /// A fragment of a call's JSON arguments (for live display only).
@@ -134,17 +165,44 @@ pub enum FinishReason {
     Other(String),
 }
 
-/// Token counts reported by the provider for one response.
+/// Token counts reported by the provider for one response, normalised across vendors:
+/// `input_tokens` is the input not read from or written to the cache, `output_tokens` all
+/// generated tokens (reasoning included, as billed), `reasoning_tokens` the part of them that
+/// was reasoning, when the provider says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    #[serde(default)]
+    pub reasoning_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+}
+
+impl Usage {
+    /// Input and output counts only (tests and providers that report no more).
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Self {
+            input_tokens,
+            output_tokens,
+            ..Self::default()
+        }
+    }
+
+    /// How much of the context window the conversation used: all input plus the answer,
+    /// which the next request carries too.
+    pub fn context_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_tokens + self.cache_write_tokens + self.output_tokens
+    }
 }
 
 /// A whole response gathered from a stream (see [`collect`](super::collect)).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Completion {
     pub text: String,
+    pub reasoning: String,
     pub tool_calls: Vec<ToolCall>,
     pub finish: Option<FinishReason>,
     pub usage: Option<Usage>,

@@ -1,5 +1,7 @@
 //! `StepAccumulator`: turns one model response's stream events into part changes. Text
-//! deltas are gathered into text parts (a new part when text resumes after a tool call);
+//! deltas are gathered into text parts (a new part when text resumes after a tool call), and
+//! reasoning deltas into reasoning parts (closed by the provider's end of the block, or by
+//! whatever comes next);
 //! tool-call argument deltas are gathered per call id, and a call becomes runnable only when the
 //! provider says its JSON is complete. Pure: no I/O, no clock; the step driver writes the
 //! changes to the store.
@@ -18,6 +20,15 @@ pub enum Change {
     TextDelta(String),
     /// The open text part is complete with this text.
     TextClosed(String),
+    /// A reasoning part starts.
+    ReasoningOpened,
+    /// The open reasoning part is complete; `signature` or `redacted` is what the provider
+    /// needs to accept it back.
+    ReasoningClosed {
+        text: String,
+        signature: Option<String>,
+        redacted: Option<String>,
+    },
     /// A tool part starts, pending.
     CallStarted { id: String, name: String },
     /// The call's JSON is complete: it may run.
@@ -44,6 +55,7 @@ struct Slot {
 #[derive(Debug, Default)]
 pub struct StepAccumulator {
     open_text: Option<String>,
+    open_reasoning: Option<String>,
     texts: Vec<String>,
     calls: Vec<Slot>,
 }
@@ -57,10 +69,50 @@ impl StepAccumulator {
     pub fn push(&mut self, event: StreamEvent) -> Vec<Change> {
         let mut out = Vec::new();
         match event {
+            StreamEvent::ReasoningDelta(delta) => {
+                if delta.is_empty() {
+                    return out;
+                }
+                out.extend(self.close_text());
+                match &mut self.open_reasoning {
+                    Some(text) => text.push_str(&delta),
+                    None => {
+                        out.push(Change::ReasoningOpened);
+                        self.open_reasoning = Some(delta);
+                    }
+                }
+            }
+            StreamEvent::ReasoningEnd { signature } => {
+                let text = match self.open_reasoning.take() {
+                    Some(text) => text,
+                    // A signed block with no visible text must still be sent back.
+                    None if signature.is_some() => {
+                        out.push(Change::ReasoningOpened);
+                        String::new()
+                    }
+                    None => return out,
+                };
+                out.push(Change::ReasoningClosed {
+                    text,
+                    signature,
+                    redacted: None,
+                });
+            }
+            StreamEvent::RedactedReasoning(data) => {
+                out.extend(self.close_text());
+                out.extend(self.close_reasoning());
+                out.push(Change::ReasoningOpened);
+                out.push(Change::ReasoningClosed {
+                    text: String::new(),
+                    signature: None,
+                    redacted: Some(data),
+                });
+            }
             StreamEvent::TextDelta(delta) => {
                 if delta.is_empty() {
                     return out;
                 }
+                out.extend(self.close_reasoning());
                 match &mut self.open_text {
                     Some(text) => text.push_str(&delta),
                     None => {
@@ -71,6 +123,7 @@ impl StepAccumulator {
                 out.push(Change::TextDelta(delta));
             }
             StreamEvent::ToolCallStarted { id, name } => {
+                out.extend(self.close_reasoning());
                 out.extend(self.close_text());
                 if self.slot(&id).is_none() {
                     self.calls.push(Slot {
@@ -91,6 +144,7 @@ impl StepAccumulator {
             StreamEvent::ToolCallReady(call) => {
                 if self.slot(&call.id).is_none() {
                     // A provider that announces a call only when it is whole.
+                    out.extend(self.close_reasoning());
                     out.extend(self.close_text());
                     self.calls.push(Slot {
                         id: call.id.clone(),
@@ -113,6 +167,7 @@ impl StepAccumulator {
                 }
             }
             StreamEvent::Finish { reason, usage } => {
+                out.extend(self.close_reasoning());
                 out.extend(self.close_text());
                 out.push(Change::Finished { reason, usage });
             }
@@ -125,6 +180,16 @@ impl StepAccumulator {
         let text = self.open_text.take()?;
         self.texts.push(text.clone());
         Some(Change::TextClosed(text))
+    }
+
+    /// Ends the open reasoning part, unsigned (the stream moved on, finished or failed).
+    pub fn close_reasoning(&mut self) -> Option<Change> {
+        let text = self.open_reasoning.take()?;
+        Some(Change::ReasoningClosed {
+            text,
+            signature: None,
+            redacted: None,
+        })
     }
 
     /// Calls whose JSON is complete, in the order the model started them.
@@ -280,6 +345,56 @@ mod tests {
         assert_eq!(a.close_text(), Some(Change::TextClosed("done".into())));
         assert_eq!(a.close_text(), None);
         assert_eq!(a.ready_calls().len(), 1);
+    }
+
+    #[test]
+    fn reasoning_opens_a_part_closed_by_its_end_or_by_what_follows() {
+        let mut a = StepAccumulator::new();
+        let mut all = Vec::new();
+        for e in [
+            StreamEvent::ReasoningDelta("Hm".into()),
+            StreamEvent::ReasoningDelta("m.".into()),
+            StreamEvent::ReasoningEnd {
+                signature: Some("s1".into()),
+            },
+            StreamEvent::RedactedReasoning("xx".into()),
+            StreamEvent::ReasoningDelta("again".into()),
+            StreamEvent::TextDelta("Answer".into()),
+        ] {
+            all.extend(a.push(e));
+        }
+        let closed =
+            |text: &str, signature: Option<&str>, redacted: Option<&str>| Change::ReasoningClosed {
+                text: text.into(),
+                signature: signature.map(str::to_string),
+                redacted: redacted.map(str::to_string),
+            };
+        assert_eq!(
+            all,
+            vec![
+                Change::ReasoningOpened,
+                closed("Hmm.", Some("s1"), None),
+                Change::ReasoningOpened,
+                closed("", None, Some("xx")),
+                Change::ReasoningOpened,
+                closed("again", None, None),
+                Change::TextOpened,
+                Change::TextDelta("Answer".into()),
+            ]
+        );
+        assert_eq!(a.text(), "Answer", "reasoning is not the answer");
+        let mut b = StepAccumulator::new();
+        assert_eq!(
+            b.push(StreamEvent::ReasoningEnd {
+                signature: Some("s2".into())
+            }),
+            vec![Change::ReasoningOpened, closed("", Some("s2"), None)],
+            "a signed block without text is kept"
+        );
+        assert!(
+            b.push(StreamEvent::ReasoningEnd { signature: None })
+                .is_empty()
+        );
     }
 
     #[test]

@@ -1,15 +1,18 @@
 //! The conversation sent to the model, rebuilt from the stored messages and parts, so a
 //! resumed session (`--continue`) continues exactly where the table says it stopped.
 //!
-//! A user message becomes its text; an assistant message becomes its text and tool calls,
-//! followed by one result per call (the output, the error, or a note that the call never
-//! finished). Attempts that a retry replaced (`retried`) are left out.
+//! A user message becomes its text; an assistant message becomes its reasoning (for providers
+//! that take it back), text and tool calls, followed by one result per call (the output, the
+//! error, or a note that the call never finished). Attempts that a retry replaced (`retried`)
+//! are left out. After a compaction, the history starts with its summary and the user's last
+//! request before it, and goes on with the messages after it; outputs that compaction pruned
+//! are replaced by a short note.
 
 use strata_protocol::message::AssistantMessage;
 use strata_protocol::part::PartData;
 use strata_protocol::tool::{Attachment, ToolState};
 
-use crate::provider::{ChatMessage, Media, ToolCall};
+use crate::provider::{ChatMessage, Media, ReasoningBlock, ToolCall};
 use crate::store::{Message, Part, Role};
 
 /// What the model is told about a call that was started but never finished (a crash, or
@@ -20,6 +23,21 @@ pub const UNFINISHED_CALL: &str =
 /// Builds the chat history from `(message, parts)` pairs in order.
 pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
     let mut out = Vec::new();
+    let mut messages = messages;
+    if let Some((at, summary)) = super::compact::last_summary(messages) {
+        out.push(ChatMessage::user(super::compact::resume_text(&summary)));
+        // The request the user is waiting on goes on verbatim, not only as summarised.
+        let request = messages[..at]
+            .iter()
+            .rev()
+            .filter(|(m, _)| m.role == Role::User)
+            .map(|(_, parts)| {
+                joined_text(&parts.iter().filter_map(PartData::of).collect::<Vec<_>>())
+            })
+            .find(|text| !text.is_empty());
+        out.extend(request.map(ChatMessage::user));
+        messages = &messages[at + 1..];
+    }
     for (message, parts) in messages {
         let parts: Vec<PartData> = parts.iter().filter_map(PartData::of).collect();
         match message.role {
@@ -56,11 +74,29 @@ fn assistant(parts: &[PartData], out: &mut Vec<ChatMessage>) {
     let text = joined_text(parts);
     let mut calls = Vec::new();
     let mut results = Vec::new();
+    let reasoning: Vec<ReasoningBlock> = parts
+        .iter()
+        .filter_map(|p| match p {
+            PartData::Reasoning(r) if r.is_finished() => Some(ReasoningBlock {
+                text: r.text.clone(),
+                signature: r
+                    .provider_string("anthropic", "signature")
+                    .map(str::to_string),
+                redacted: r
+                    .provider_string("anthropic", "redactedData")
+                    .map(str::to_string),
+            }),
+            _ => None,
+        })
+        .collect();
     for part in parts {
         let PartData::Tool(part) = part else {
             continue;
         };
         let (output, is_error, media) = match &part.state {
+            ToolState::Completed(done) if done.time.compacted.is_some() => {
+                (super::compact::PRUNED_OUTPUT.to_string(), false, Vec::new())
+            }
             ToolState::Completed(done) => (done.output.clone(), false, media(&done.attachments)),
             ToolState::Error(failed) => (failed.error.clone(), true, Vec::new()),
             ToolState::Pending(_) | ToolState::Running(_) => {
@@ -83,7 +119,11 @@ fn assistant(parts: &[PartData], out: &mut Vec<ChatMessage>) {
     if text.is_empty() && calls.is_empty() {
         return;
     }
-    out.push(ChatMessage::assistant(text, calls));
+    out.push(ChatMessage::Assistant {
+        text,
+        tool_calls: calls,
+        reasoning,
+    });
     out.extend(results);
 }
 
@@ -168,7 +208,10 @@ mod tests {
         let h = chat_history(&msgs);
         assert_eq!(h.len(), 5, "{h:#?}");
         assert_eq!(h[0], ChatMessage::user("hi"));
-        let ChatMessage::Assistant { text, tool_calls } = &h[1] else {
+        let ChatMessage::Assistant {
+            text, tool_calls, ..
+        } = &h[1]
+        else {
             panic!("{:?}", h[1]);
         };
         assert_eq!(text, "Reading.");

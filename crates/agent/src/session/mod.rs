@@ -11,6 +11,8 @@
 //! - [`record`]: persistence, one transaction and one numbered event per change;
 //! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
 //! - [`agent_mode`]: the plan file, plan-mode reminders and the switch to `build`;
+//! - [`compact`]: pruning and summarising a session that nears the model's context window;
+//! - [`totals`]: a session's summed tokens and cost;
 //! - [`runner`]: the loop itself.
 //!
 //! ```ignore
@@ -22,6 +24,7 @@
 
 pub mod accumulate;
 pub mod agent_mode;
+pub mod compact;
 pub mod execute;
 pub mod history;
 pub mod parts;
@@ -31,6 +34,7 @@ pub mod runner;
 pub mod schedule;
 pub mod step;
 pub mod step_message;
+pub mod totals;
 
 use std::path::Path;
 
@@ -91,6 +95,8 @@ pub enum RunError {
     UnknownAgent(#[from] UnknownAgent),
     #[error("the permission rules in the configuration are invalid: {0}")]
     Rules(#[from] RuleConfigError),
+    #[error("the model settings are invalid: {0}")]
+    Catalogue(#[from] crate::catalogue::CatalogueError),
     #[error(
         "there is no earlier session in {} to continue; run without --continue to start one",
         dir.display()

@@ -19,10 +19,15 @@ pub fn finish_reason(reason: &FinishReason) -> String {
     }
 }
 
-/// Token counts in opencode's shape (no reasoning or cache figures from our providers).
+/// Token counts in opencode's shape: output without the reasoning, which is counted apart.
 pub fn tokens(usage: Option<Usage>) -> Tokens {
     let u = usage.unwrap_or_default();
-    Tokens::new(u.input_tokens, u.output_tokens)
+    let reasoning = u.reasoning_tokens.min(u.output_tokens);
+    let mut t = Tokens::new(u.input_tokens, u.output_tokens - reasoning);
+    t.reasoning = reasoning;
+    t.cache.read = u.cache_read_tokens;
+    t.cache.write = u.cache_write_tokens;
+    t
 }
 
 /// Who answers in a step: the agent and the model.
@@ -56,7 +61,7 @@ pub fn completed(input: &Value, (start, end): (i64, i64), result: &ToolResult) -
         output: result.output.clone(),
         title: result.title.clone(),
         metadata: result.metadata.clone(),
-        time: Span { start, end },
+        time: Span::new(start, end),
         attachments: result
             .attachments
             .iter()
@@ -80,7 +85,7 @@ pub fn failed(
     ToolState::Error(Failed {
         input: input.clone(),
         error: error.to_string(),
-        time: Span { start, end },
+        time: Span::new(start, end),
         metadata,
     })
 }

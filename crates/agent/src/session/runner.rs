@@ -20,6 +20,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::agent_mode::{AFTER_PLAN, PLAN_EXIT};
+use super::compact;
 use super::execute::{self, CallEnd, CallEnv, CallOutcome};
 use super::history::chat_history;
 use super::parts::ModelRef;
@@ -47,6 +48,9 @@ pub struct RunOptions {
     /// Rules of this run, after the agent's (spec §0.5): e.g. a run with no one to answer
     /// questions denies `question` (see `strata_registry::rules::non_interactive_rules`).
     pub session_rules: Ruleset,
+    /// The reasoning variant (`low`, `medium`, `high`, … or one from the config), see
+    /// [`crate::catalogue::settings`].
+    pub variant: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -57,6 +61,7 @@ impl Default for RunOptions {
             max_retries: 2,
             retry_delay: Duration::from_millis(500),
             session_rules: Ruleset::new(),
+            variant: None,
         }
     }
 }
@@ -157,18 +162,26 @@ impl Runner {
     ) -> Result<RunReport, RunError> {
         let s = &self.services;
         let opts = &self.options;
+        // Checked before anything is stored: a bad setting leaves the session untouched.
+        let mut agent = self.agent(&opts.agent)?;
+        let settings = crate::catalogue::settings(
+            &self.model.id,
+            &s.config.provider,
+            opts.variant.as_deref(),
+        )?;
         let rec = Recorder::new(s.store.clone(), session_id, sink);
         let session = s.store.session(session_id)?;
         if session.title.is_empty() {
             rec.title(&title_of(message))?;
         }
+        // A prompt after a revert makes it final: the taken-back messages leave for good.
+        crate::undo::commit_revert(&s.store, session_id)?;
         let now = now_ms();
         let user = rec.message(Role::User, &UserMessage::new(now, &opts.agent))?;
         rec.part(&user.id, None, &TextPart::user(message).into())?;
         rec.status(SessionStatus::Busy)?;
 
         let plan_file = super::agent_mode::plan_file(&s.info, &session);
-        let mut agent = self.agent(&opts.agent)?;
         let mut steps = 0;
         let mut text = String::new();
         let outcome = 'agents: loop {
@@ -211,6 +224,8 @@ impl Runner {
                 system: &system,
                 tools: &specs,
                 cancel: &cancel,
+                max_tokens: settings.max_tokens,
+                reasoning: &settings.reasoning,
             };
             let invalid = s.registry.get("invalid");
             let call_env = CallEnv {
@@ -240,13 +255,22 @@ impl Runner {
                 }
                 steps += 1;
                 let mut attempt = 0;
+                let (mut overflow, mut compacted_on_overflow) = (false, false);
                 let end = loop {
-                    let stored = s.store.messages(session_id)?;
+                    if let Some(e) = compact::before_step(&step_env, &settings, overflow).await? {
+                        break StepEnd::Broken(e);
+                    }
+                    overflow = false;
+                    let stored = crate::undo::conversation(&s.store, session_id)?;
                     let mut history = chat_history(&stored);
                     super::agent_mode::remind(&mut history, &stored, &agent.name, &plan_file);
                     let will_retry = attempt < opts.max_retries;
                     let end = run_step(&step_env, history, will_retry).await?;
                     match &end {
+                        // Too long for the model: compact and send the step again, once.
+                        StepEnd::Broken(e) if e.is_context_overflow() && !compacted_on_overflow => {
+                            (overflow, compacted_on_overflow) = (true, true);
+                        }
                         StepEnd::Broken(e)
                             if will_retry && e.retryable() && !cancel.is_cancelled() =>
                         {
@@ -290,7 +314,8 @@ impl Runner {
                     text = step_text;
                 }
                 let results = run_calls(&call_env, message.id(), calls).await?;
-                message.finish(&rec, &reason, usage)?;
+                let cost = settings.cost(&usage.unwrap_or_default());
+                message.finish(&rec, &reason, usage, cost)?;
                 if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
                     break RunOutcome::Cancelled;
                 }

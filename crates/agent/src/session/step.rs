@@ -5,7 +5,7 @@
 
 use futures::StreamExt;
 use serde_json::{Map, Value, json};
-use strata_protocol::part::TextPart;
+use strata_protocol::part::{ReasoningPart, TextPart, TextTime};
 use strata_protocol::tool::ToolPart;
 use tokio_util::sync::CancellationToken;
 
@@ -14,7 +14,8 @@ use super::parts::{self, ModelRef};
 use super::record::Recorder;
 use super::step_message::StepMessage;
 use crate::provider::{
-    ChatMessage, ChatRequest, FinishReason, Provider, ProviderError, ToolCall, ToolSpec, Usage,
+    ChatMessage, ChatRequest, FinishReason, Provider, ProviderError, Reasoning, ToolCall, ToolSpec,
+    Usage,
 };
 use crate::store::{StoreError, now_ms};
 
@@ -28,6 +29,9 @@ pub struct StepEnv<'a> {
     pub system: &'a str,
     pub tools: &'a [ToolSpec],
     pub cancel: &'a CancellationToken,
+    /// `max_tokens` and reasoning settings for this model (see [`crate::catalogue::settings`]).
+    pub max_tokens: Option<u32>,
+    pub reasoning: &'a Reasoning,
 }
 
 /// How the model's response ended.
@@ -70,15 +74,18 @@ pub async fn run_step(
     let mut driver = Driver {
         rec,
         message_id: message.id().to_string(),
+        provider: env.model.provider_id.clone(),
         acc: StepAccumulator::new(),
         text_part: None,
+        reasoning_part: None,
     };
     let request = ChatRequest {
         model: env.model.model_id.clone(),
         system: env.system.to_string(),
         messages: history,
         tools: env.tools.to_vec(),
-        max_tokens: None,
+        max_tokens: env.max_tokens,
+        reasoning: env.reasoning.clone(),
     };
     let result = stream(env, request, &mut driver).await?;
     Ok(match result {
@@ -143,13 +150,30 @@ async fn stream(
     }
 }
 
+fn reasoning_part(
+    text: &str,
+    start: i64,
+    end: Option<i64>,
+    metadata: Option<Map<String, Value>>,
+) -> ReasoningPart {
+    ReasoningPart {
+        text: text.to_string(),
+        metadata,
+        time: TextTime { start, end },
+    }
+}
+
 /// Applies accumulator changes to the store.
 struct Driver<'a> {
     rec: &'a Recorder,
     message_id: String,
+    /// The provider id, under which reasoning metadata is kept (`metadata.anthropic`).
+    provider: String,
     acc: StepAccumulator,
     /// The open text part: `(id, start)`.
     text_part: Option<(String, i64)>,
+    /// The open reasoning part: `(id, start)`.
+    reasoning_part: Option<(String, i64)>,
 }
 
 impl Driver<'_> {
@@ -174,6 +198,33 @@ impl Driver<'_> {
                 if let Some((id, start)) = self.text_part.take() {
                     let text = TextPart::assistant(&text, start, Some(now_ms()));
                     rec.part(&self.message_id, Some(&id), &text.into())?;
+                }
+            }
+            Change::ReasoningOpened => {
+                let start = now_ms();
+                let part = rec.part(
+                    &self.message_id,
+                    None,
+                    &reasoning_part("", start, None, None).into(),
+                )?;
+                self.reasoning_part = Some((part.id, start));
+            }
+            Change::ReasoningClosed {
+                text,
+                signature,
+                redacted,
+            } => {
+                if let Some((id, start)) = self.reasoning_part.take() {
+                    let meta = signature
+                        .map(|s| json!({"signature": s}))
+                        .or_else(|| redacted.map(|d| json!({"redactedData": d})))
+                        .map(|m| {
+                            let mut meta = Map::new();
+                            meta.insert(self.provider.clone(), m);
+                            meta
+                        });
+                    let part = reasoning_part(&text, start, Some(now_ms()), meta);
+                    rec.part(&self.message_id, Some(&id), &part.into())?;
                 }
             }
             Change::CallStarted { id, name } => {
@@ -202,6 +253,9 @@ impl Driver<'_> {
 
     /// The response broke off: store the text so far and fail every call of the step.
     fn break_off(&mut self, error: &ProviderError) -> Result<(), StoreError> {
+        if let Some(change) = self.acc.close_reasoning() {
+            self.apply(change)?;
+        }
         if let Some(change) = self.acc.close_text() {
             self.apply(change)?;
         }

@@ -51,22 +51,24 @@ impl StepMessage {
         Ok(())
     }
 
-    /// The step is over (its calls ran): records why the model stopped and what it used, on the
-    /// message and in a `step-finish` part.
+    /// The step is over (its calls ran): records why the model stopped, what it used and what
+    /// that cost, on the message and in a `step-finish` part.
     pub fn finish(
         mut self,
         rec: &Recorder,
         reason: &FinishReason,
         usage: Option<Usage>,
+        cost: f64,
     ) -> Result<(), StoreError> {
         let reason = finish_reason(reason);
         self.data.time.completed = Some(now_ms());
         self.data.finish = Some(reason.clone());
         self.data.tokens = tokens(usage);
+        self.data.cost = cost;
         rec.update_message(&self.id, &*self.data)?;
         let finish = StepFinish {
             reason,
-            cost: 0,
+            cost,
             tokens: tokens(usage),
         };
         rec.part(&self.id, None, &finish.into())?;

@@ -16,6 +16,7 @@
 
 mod ids;
 mod read;
+mod revert;
 mod schema;
 mod todos;
 mod types;
@@ -29,6 +30,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 pub use ids::{IdKind, new_id, now_ms};
+pub use revert::Revert;
 pub use schema::{BUSY_TIMEOUT, SCHEMA_VERSION};
 pub use types::{Event, Message, Part, Role, Session, StoreError, kinds};
 

@@ -69,6 +69,19 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (session_id, position)
     ) WITHOUT ROWID;
     ",
+    // 3: undo. A session's active revert (the message it went back to, and the snapshot of
+    // the files before it, for unrevert); messages a later prompt dropped for good.
+    "
+    CREATE TABLE reverts (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id),
+        message_id TEXT NOT NULL,
+        snapshot   TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE hidden_messages (
+        message_id TEXT PRIMARY KEY REFERENCES messages(id),
+        session_id TEXT NOT NULL REFERENCES sessions(id)
+    ) WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes.

@@ -5,7 +5,9 @@
 
 mod agents_plan;
 mod loop_basics;
+mod loop_compact;
 mod loop_failures;
+mod loop_reasoning;
 mod loop_skills;
 mod loop_support;
 mod provider_streams;
@@ -13,3 +15,4 @@ mod store_concurrency;
 mod store_sessions;
 mod store_todos;
 mod todo_question;
+mod undo;

@@ -44,6 +44,7 @@ fn request(messages: Vec<ChatMessage>) -> ChatRequest {
             parameters: json!({"type": "object", "properties": {"filePath": {"type": "string"}}, "required": ["filePath"]}),
         }],
         max_tokens: Some(256),
+        reasoning: Default::default(),
     }
 }
 
@@ -89,10 +90,7 @@ async fn text_turn_streams_deltas_and_finishes_with_usage() {
             events.last(),
             Some(&StreamEvent::Finish {
                 reason: FinishReason::Stop,
-                usage: Some(Usage {
-                    input_tokens: USAGE_INPUT_TOKENS,
-                    output_tokens: USAGE_OUTPUT_TOKENS
-                }),
+                usage: Some(Usage::new(USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS)),
             }),
             "{kind:?}"
         );

@@ -138,6 +138,7 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
     let options = RunOptions {
         agent: agent.name.clone(),
         max_steps: args.max_steps,
+        variant: args.variant.clone(),
         // Without a person to answer, `question` is denied and so not offered.
         session_rules: if interactive {
             Vec::new()

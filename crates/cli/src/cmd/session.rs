@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 use strata_agent::events::session_json;
 use strata_agent::session::export;
+use strata_agent::session::totals::totals;
 use strata_agent::store::{Role, Store};
 use strata_protocol::{AssistantMessage, PartData};
 use strata_services::clock::utc_date;
@@ -88,6 +89,8 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
         session.directory.display(),
         when(session.updated_ms)
     );
+    let messages = store.messages(id).map_err(|e| e.to_string())?;
+    println!("{}\n", totals(&messages).line());
     let todos = store.todos(id).map_err(|e| e.to_string())?;
     if !todos.is_empty() {
         println!("Todo list:");
@@ -96,7 +99,7 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
         }
         println!();
     }
-    for (message, parts) in store.messages(id).map_err(|e| e.to_string())? {
+    for (message, parts) in messages {
         let who = match message.role {
             Role::User => "user",
             Role::Assistant => "assistant",
@@ -105,6 +108,13 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
         for part in parts {
             match PartData::of(&part) {
                 Some(PartData::Text(text)) => println!("{}", text.text),
+                Some(PartData::Reasoning(r)) if !r.text.is_empty() => {
+                    println!("  (thinking) {}", r.text.lines().next().unwrap_or_default());
+                }
+                Some(PartData::Compaction(c)) => {
+                    println!("  (compacted: the conversation above was summarised)");
+                    println!("{}", c.summary);
+                }
                 Some(PartData::Tool(call)) => {
                     let status = call.state.status();
                     let title = call.state.title().unwrap_or_default();

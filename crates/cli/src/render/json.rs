@@ -4,6 +4,7 @@
 //! Every line is `{"type", "timestamp", "sessionID", …}`:
 //! - `step_start`, `step_finish`: `part` is the step part (`step_finish` has `reason`, `tokens`);
 //! - `text`: `part.text`, once the text part is complete;
+//! - `reasoning`: `part.text` (and `part.metadata`), once the model's reasoning is complete;
 //! - `tool_use`: `part.tool`, `part.callID`, `part.state.{status, input, output | error, title,
 //!   metadata, time.start, time.end}`, once the call completed or failed;
 //! - `error`: `error.{name, data.message}`.
@@ -39,8 +40,13 @@ impl JsonRenderer {
             PartData::StepStart => "step_start",
             PartData::StepFinish(_) => "step_finish",
             PartData::Text(text) if text.is_finished() => "text",
+            // Redacted or empty reasoning has nothing to show.
+            PartData::Reasoning(r) if r.is_finished() && !r.text.is_empty() => "reasoning",
             PartData::Tool(tool) if tool.state.is_finished() => "tool_use",
-            PartData::Text(_) | PartData::Tool(_) => return None,
+            PartData::Text(_)
+            | PartData::Tool(_)
+            | PartData::Reasoning(_)
+            | PartData::Compaction(_) => return None,
         };
         if !self.printed.insert(part.id.clone()) {
             return None;
@@ -102,6 +108,34 @@ mod tests {
         assert_eq!(
             (text["type"].as_str(), text["part"]["text"].as_str()),
             (Some("text"), Some("hi"))
+        );
+        assert!(
+            r.line(&part_event(
+                3,
+                "reasoning",
+                json!({"text": "", "time": {"start": 1}})
+            ))
+            .is_none()
+        );
+        assert!(
+            r.line(&part_event(
+                3,
+                "reasoning",
+                json!({"text": "", "metadata": {"anthropic": {"redactedData": "x"}}, "time": {"start": 1, "end": 2}}),
+            ))
+            .is_none(),
+            "redacted reasoning shows nothing"
+        );
+        let thought = r
+            .line(&part_event(
+                3,
+                "reasoning",
+                json!({"text": "hmm", "time": {"start": 1, "end": 2}}),
+            ))
+            .unwrap();
+        assert_eq!(
+            (thought["type"].as_str(), thought["part"]["text"].as_str()),
+            (Some("reasoning"), Some("hmm"))
         );
         let running = json!({"callID": "c1", "tool": "read", "state": {"status": "running"}});
         assert!(r.line(&part_event(4, "tool", running)).is_none());

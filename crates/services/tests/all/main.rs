@@ -6,4 +6,5 @@
 mod config_load;
 mod http_client;
 mod lsp_clangd;
+mod snapshot;
 mod truncate_service;

@@ -72,6 +72,13 @@ struct Shared {
     scripted: AtomicUsize,
     log: Mutex<Vec<RecordedRequest>>,
     hangs_released: AtomicUsize,
+    /// When not 0, the input tokens a response reports are the size of the request's
+    /// `messages` in bytes divided by this (so usage grows with the conversation); else
+    /// [`USAGE_INPUT_TOKENS`].
+    bytes_per_token: AtomicUsize,
+    /// Standing answers: a request whose body contains the needle gets the turn, and the
+    /// script is left as it is.
+    rules: Mutex<Vec<(String, Turn)>>,
     stop: CancellationToken,
 }
 
@@ -124,6 +131,8 @@ impl ModelServer {
             script: Mutex::new(script.into()),
             log: Mutex::new(Vec::new()),
             hangs_released: AtomicUsize::new(0),
+            bytes_per_token: AtomicUsize::new(0),
+            rules: Mutex::new(Vec::new()),
             stop: CancellationToken::new(),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
@@ -187,6 +196,21 @@ impl ModelServer {
     /// Every request received so far with its path and headers.
     pub fn recorded(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.log).clone()
+    }
+
+    /// Makes each response report as input tokens the size of its request's `messages` in
+    /// bytes divided by `bytes_per_token` (0 goes back to the fixed [`USAGE_INPUT_TOKENS`]), so
+    /// a growing conversation reports growing usage.
+    pub fn count_input_tokens(&self, bytes_per_token: usize) {
+        self.shared
+            .bytes_per_token
+            .store(bytes_per_token, Ordering::SeqCst);
+    }
+
+    /// Answers every request whose JSON body contains `needle` with `turn`, without using up
+    /// the script (e.g. the summary requests of compaction, whenever they come).
+    pub fn answer_when(&self, needle: &str, turn: Turn) {
+        lock(&self.shared.rules).push((needle.to_string(), turn));
     }
 
     /// Turns not yet served.
@@ -261,7 +285,16 @@ async fn handle(
             ),
         );
     };
-    let Some(turn) = lock(&shared.script).pop_front() else {
+    let input_tokens = match shared.bytes_per_token.load(Ordering::SeqCst) {
+        0 => USAGE_INPUT_TOKENS,
+        per => (body["messages"].to_string().len() / per) as u64,
+    };
+    let text = body.to_string();
+    let ruled = lock(&shared.rules)
+        .iter()
+        .find(|(needle, _)| text.contains(needle.as_str()))
+        .map(|(_, turn)| turn.clone());
+    let Some(turn) = ruled.or_else(|| lock(&shared.script).pop_front()) else {
         let total = shared.scripted.load(Ordering::SeqCst);
         return error(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -293,9 +326,9 @@ async fn handle(
                         .pointer("/stream_options/include_usage")
                         .and_then(Value::as_bool)
                         .unwrap_or(false);
-                    wire::openai(&pieces, model, n, usage)
+                    wire::openai(&pieces, model, n, usage, input_tokens)
                 }
-                Protocol::Anthropic => wire::anthropic(&pieces, model, n),
+                Protocol::Anthropic => wire::anthropic(&pieces, model, n, input_tokens),
             };
             sse(frames_body(frames, cut))
         }

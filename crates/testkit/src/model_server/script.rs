@@ -25,6 +25,16 @@ pub enum Turn {
     Hang,
     /// Answers 429 with a `Retry-After` header of this many seconds.
     RateLimited { retry_after_secs: u64 },
+    /// Streams reasoning first (`reasoning_content` deltas in OpenAI chunks; a `thinking`
+    /// block in Anthropic events, closed with `signature` when given), then `then`.
+    Reasoning {
+        text: String,
+        signature: Option<String>,
+        then: Box<Turn>,
+    },
+    /// A `redacted_thinking` block with this data (Anthropic only; OpenAI streams nothing for
+    /// it), then `then`.
+    Redacted { data: String, then: Box<Turn> },
 }
 
 impl Turn {
@@ -35,6 +45,15 @@ impl Turn {
     /// A turn with one tool call.
     pub fn tool_call(id: &str, name: &str, arguments: &str) -> Turn {
         Turn::ToolCalls(vec![call(id, name, arguments)])
+    }
+
+    /// `then`, preceded by signed reasoning.
+    pub fn reasoning(text: &str, signature: Option<&str>, then: Turn) -> Turn {
+        Turn::Reasoning {
+            text: text.to_string(),
+            signature: signature.map(str::to_string),
+            then: Box::new(then),
+        }
     }
 
     /// A turn cut in the middle of the given call's arguments.
@@ -64,6 +83,10 @@ pub(crate) enum Piece {
         index: usize,
         delta: String,
     },
+    Reasoning(String),
+    /// The reasoning block ends, with its signature when it has one.
+    ReasoningEnd(Option<String>),
+    Redacted(String),
     /// The response is complete; `tools` says whether it ended with tool calls.
     Finish {
         tools: bool,
@@ -127,6 +150,23 @@ pub(crate) fn pieces(turn: &Turn) -> (Vec<Piece>, bool) {
                 call_pieces(&mut out, 0, c, half);
             }
             (out, true)
+        }
+        Turn::Reasoning {
+            text,
+            signature,
+            then,
+        } => {
+            out.extend(split(text).into_iter().map(Piece::Reasoning));
+            out.push(Piece::ReasoningEnd(signature.clone()));
+            let (rest, cut) = pieces(then);
+            out.extend(rest);
+            (out, cut)
+        }
+        Turn::Redacted { data, then } => {
+            out.push(Piece::Redacted(data.clone()));
+            let (rest, cut) = pieces(then);
+            out.extend(rest);
+            (out, cut)
         }
         Turn::Status(..) | Turn::Hang | Turn::RateLimited { .. } => (out, false),
     }

@@ -204,6 +204,16 @@ fn content_items(content: Option<&Value>) -> Vec<SentItem> {
                     };
                     std::iter::once(result).chain(media).collect()
                 }
+                // Reasoning sent back (Anthropic thinking), shown as a marked text.
+                "thinking" => vec![SentItem::Text(format!(
+                    "[thinking, signature {}] {}",
+                    text(b.get("signature")),
+                    text(b.get("thinking"))
+                ))],
+                "redacted_thinking" => vec![SentItem::Text(format!(
+                    "[redacted thinking] {}",
+                    text(b.get("data"))
+                ))],
                 other => vec![SentItem::Text(format!("[{other} block] {b}"))],
             })
             .collect(),

@@ -17,8 +17,15 @@ fn event(name: &str, v: &Value) -> String {
     format!("event: {name}\ndata: {v}\n\n")
 }
 
-/// OpenAI frames for `pieces`. `usage` adds the final usage chunk (`stream_options.include_usage`).
-pub(crate) fn openai(pieces: &[Piece], model: &str, n: usize, usage: bool) -> Vec<String> {
+/// OpenAI frames for `pieces`. `usage` adds the final usage chunk (`stream_options.include_usage`)
+/// reporting `input` prompt tokens.
+pub(crate) fn openai(
+    pieces: &[Piece],
+    model: &str,
+    n: usize,
+    usage: bool,
+    input: u64,
+) -> Vec<String> {
     let id = format!("chatcmpl-scripted-{n}");
     let chunk = |delta: Value, finish: Value| {
         data(&json!({
@@ -33,6 +40,8 @@ pub(crate) fn openai(pieces: &[Piece], model: &str, n: usize, usage: bool) -> Ve
     for piece in pieces {
         frames.push(match piece {
             Piece::Text(text) => chunk(json!({"content": text}), Value::Null),
+            Piece::Reasoning(text) => chunk(json!({"reasoning_content": text}), Value::Null),
+            Piece::ReasoningEnd(_) | Piece::Redacted(_) => continue,
             Piece::CallStart { index, id, name } => chunk(
                 json!({"tool_calls": [{"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": ""}}]}),
                 Value::Null,
@@ -48,8 +57,8 @@ pub(crate) fn openai(pieces: &[Piece], model: &str, n: usize, usage: bool) -> Ve
                     end.push(data(&json!({
                         "id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
                         "choices": [],
-                        "usage": {"prompt_tokens": USAGE_INPUT_TOKENS, "completion_tokens": USAGE_OUTPUT_TOKENS,
-                                  "total_tokens": USAGE_INPUT_TOKENS + USAGE_OUTPUT_TOKENS},
+                        "usage": {"prompt_tokens": input, "completion_tokens": USAGE_OUTPUT_TOKENS,
+                                  "total_tokens": input + USAGE_OUTPUT_TOKENS},
                     })));
                 }
                 end.push("data: [DONE]\n\n".to_string());
@@ -61,15 +70,16 @@ pub(crate) fn openai(pieces: &[Piece], model: &str, n: usize, usage: bool) -> Ve
     frames
 }
 
-/// Anthropic frames for `pieces`: text and each call become content blocks.
-pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize) -> Vec<String> {
+/// Anthropic frames for `pieces`: reasoning, text and each call become content blocks; the
+/// usage reports `input` input tokens.
+pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize, input: u64) -> Vec<String> {
     let mut frames = vec![
         event(
             "message_start",
             &json!({"type": "message_start", "message": {
                 "id": format!("msg_scripted_{n}"), "type": "message", "role": "assistant", "model": model,
                 "content": [], "stop_reason": null, "stop_sequence": null,
-                "usage": {"input_tokens": USAGE_INPUT_TOKENS, "output_tokens": 1},
+                "usage": {"input_tokens": input, "output_tokens": 1},
             }}),
         ),
         event("ping", &json!({"type": "ping"})),
@@ -77,6 +87,7 @@ pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize) -> Vec<String> 
     // Index of the open content block and whether it is text.
     let mut open: Option<(usize, bool)> = None;
     let mut next_block = 0;
+    let mut thinking = false;
     let close = |frames: &mut Vec<String>, open: &mut Option<(usize, bool)>| {
         if let Some((index, _)) = open.take() {
             frames.push(event(
@@ -87,6 +98,61 @@ pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize) -> Vec<String> 
     };
     for piece in pieces {
         match piece {
+            Piece::Reasoning(text) => {
+                // A thinking block is open while reasoning streams (`open` is not text then).
+                let index = match open {
+                    Some((index, false)) if thinking => index,
+                    _ => {
+                        close(&mut frames, &mut open);
+                        let index = next_block;
+                        next_block += 1;
+                        frames.push(event(
+                            "content_block_start",
+                            &json!({
+                                "type": "content_block_start", "index": index,
+                                "content_block": {"type": "thinking", "thinking": ""},
+                            }),
+                        ));
+                        open = Some((index, false));
+                        thinking = true;
+                        index
+                    }
+                };
+                frames.push(event(
+                    "content_block_delta",
+                    &json!({
+                        "type": "content_block_delta", "index": index,
+                        "delta": {"type": "thinking_delta", "thinking": text},
+                    }),
+                ));
+            }
+            Piece::ReasoningEnd(signature) => {
+                if let (Some((index, _)), Some(signature)) = (open, signature) {
+                    frames.push(event(
+                        "content_block_delta",
+                        &json!({
+                            "type": "content_block_delta", "index": index,
+                            "delta": {"type": "signature_delta", "signature": signature},
+                        }),
+                    ));
+                }
+                close(&mut frames, &mut open);
+                thinking = false;
+            }
+            Piece::Redacted(data) => {
+                close(&mut frames, &mut open);
+                let index = next_block;
+                next_block += 1;
+                frames.push(event(
+                    "content_block_start",
+                    &json!({
+                        "type": "content_block_start", "index": index,
+                        "content_block": {"type": "redacted_thinking", "data": data},
+                    }),
+                ));
+                open = Some((index, false));
+                close(&mut frames, &mut open);
+            }
             Piece::Text(text) => {
                 let index = match open {
                     Some((index, true)) => index,
@@ -162,13 +228,13 @@ mod tests {
     #[test]
     fn openai_frames_end_with_finish_usage_and_done() {
         let (p, _) = pieces(&Turn::text("hello there"));
-        let frames = openai(&p, "m", 1, true);
+        let frames = openai(&p, "m", 1, true, USAGE_INPUT_TOKENS);
         assert!(frames[1].contains("\"content\":\"hell\""), "{frames:?}");
         let n = frames.len();
         assert!(frames[n - 3].contains("\"finish_reason\":\"stop\""));
         assert!(frames[n - 2].contains("\"usage\""));
         assert_eq!(frames[n - 1], "data: [DONE]\n\n");
-        let without = openai(&p, "m", 1, false);
+        let without = openai(&p, "m", 1, false, USAGE_INPUT_TOKENS);
         assert_eq!(without.len(), n - 1);
     }
 
@@ -178,7 +244,7 @@ mod tests {
             "ok".into(),
             vec![("t1".into(), "read".into(), "{}".into())],
         ));
-        let frames = anthropic(&p, "m", 1);
+        let frames = anthropic(&p, "m", 1, USAGE_INPUT_TOKENS);
         let names: Vec<&str> = frames
             .iter()
             .map(|f| {
@@ -204,5 +270,21 @@ mod tests {
             ]
         );
         assert!(frames[5].contains("\"tool_use\"") && frames[5].contains("\"t1\""));
+    }
+
+    #[test]
+    fn reasoning_becomes_a_signed_thinking_block_or_reasoning_content() {
+        let turn = Turn::reasoning("why not", Some("sig"), Turn::text("ok"));
+        let (p, _) = pieces(&turn);
+        let frames = anthropic(&p, "m", 1, 5).join("");
+        assert!(frames.contains(r#""type":"thinking""#), "{frames}");
+        assert!(
+            frames.contains(r#""signature_delta","signature":"sig""#),
+            "{frames}"
+        );
+        assert!(frames.contains(r#""input_tokens":5"#));
+        let frames = openai(&p, "m", 1, true, 9).join("");
+        assert!(frames.contains(r#""reasoning_content":"why ""#), "{frames}");
+        assert!(frames.contains(r#""prompt_tokens":9"#));
     }
 }

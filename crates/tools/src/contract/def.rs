@@ -6,6 +6,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use strata_graph::{Context, Deps, Missing, Requirement};
 use strata_services::config::{Config, ToolOutput};
+use strata_services::instance::InstanceInfo;
+use strata_services::snapshot::Snapshots;
 use strata_services::truncate::Truncate;
 use tower::ServiceBuilder;
 use tower::ServiceExt;
@@ -20,6 +22,7 @@ use super::tool::{Decoded, Tool, ToolService};
 use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
+use crate::layers::snapshot::{Marker, SnapshotLayer};
 use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
 
@@ -55,7 +58,7 @@ impl std::fmt::Debug for ToolDef {
 }
 
 /// The services the wrapper itself needs around every tool.
-type LayerDeps = (Truncate, Config);
+type LayerDeps = (Truncate, Config, Snapshots, InstanceInfo);
 
 impl ToolDef {
     pub fn of<T: Tool>() -> Self {
@@ -96,11 +99,17 @@ impl ToolDef {
 
 fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
-    let (truncate, config) = LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
+    let (truncate, config, snapshots, info) =
+        LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
+    // Only tools that may change files need an undo point before they run.
+    let marker = (!T::EFFECTS.read_only).then(|| Marker {
+        snapshots,
+        worktree: info.worktree.clone(),
+    });
     let tool = Arc::new(T::init(deps));
     let description = tool.description();
     let limits = &config.data().tool_output;
-    let service = layered::<T::Params, _>(T::ID, truncate, limits, ToolService::new(tool));
+    let service = layered::<T::Params, _>(T::ID, truncate, limits, marker, ToolService::new(tool));
     Ok(ErasedTool {
         id: T::ID,
         permission: T::PERMISSION,
@@ -112,11 +121,13 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     })
 }
 
-/// The standard wrapper, outermost first: span, decoding into `P`, cancellation, truncation.
+/// The standard wrapper, outermost first: span, decoding into `P`, the undo point (when
+/// `marker` is given), cancellation, truncation.
 pub(super) fn layered<P, S>(
     id: &'static str,
     truncate: Truncate,
     limits: &ToolOutput,
+    marker: Option<Marker>,
     inner: S,
 ) -> BoxCloneSyncService<ToolCall, ToolResult, ToolError>
 where
@@ -131,6 +142,7 @@ where
     let service = ServiceBuilder::new()
         .layer(TraceLayer::new(id))
         .layer(DecodeLayer::<P>::new(id))
+        .layer(SnapshotLayer::new(marker))
         .layer(CancelLayer::new(GRACE))
         .layer(TruncateLayer::new(
             truncate,

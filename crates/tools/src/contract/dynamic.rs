@@ -51,7 +51,8 @@ impl ErasedTool {
             description: tool.description,
             schema: Arc::new(tool.schema),
             effects: tool.effects,
-            service: layered::<Value, _>(tool.id, truncate, limits, service),
+            // MCP servers change files out of our sight; no undo point is taken for them.
+            service: layered::<Value, _>(tool.id, truncate, limits, None, service),
         }
     }
 }

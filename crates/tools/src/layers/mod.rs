@@ -1,8 +1,9 @@
 //! Tower layers wrapped around every tool, outermost first: tracing, argument decoding,
-//! cancellation, output truncation. Each is its own small module.
+//! undo points (snapshots), cancellation, output truncation. Each is its own small module.
 
 pub mod cancel;
 pub mod decode;
+pub mod snapshot;
 pub mod trace;
 pub mod truncate;
 

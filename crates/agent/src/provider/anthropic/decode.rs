@@ -1,7 +1,8 @@
 //! Decoding Messages stream events into neutral events.
 //!
 //! `message_start` carries input usage; each content block opens with `content_block_start`
-//! (`text` or `tool_use` with id and name), grows with `content_block_delta` (`text_delta`,
+//! (`text`, `thinking`, `redacted_thinking`, or `tool_use` with id and name), grows with
+//! `content_block_delta` (`text_delta`, `thinking_delta`, `signature_delta`,
 //! `input_json_delta`) and closes with `content_block_stop`; `message_delta` carries the stop
 //! reason and output usage; `message_stop` ends the response. `ping` is ignored and `error`
 //! surfaces as [`ProviderError::Api`].
@@ -24,6 +25,12 @@ fn add_usage(state: &mut DecodeState, usage: Option<&Value>) {
     }
     if let Some(output) = count("output_tokens") {
         total.output_tokens = output;
+    }
+    if let Some(read) = count("cache_read_input_tokens").filter(|n| *n > 0) {
+        total.cache_read_tokens = read;
+    }
+    if let Some(write) = count("cache_creation_input_tokens").filter(|n| *n > 0) {
+        total.cache_write_tokens = write;
     }
 }
 
@@ -73,6 +80,17 @@ pub(super) fn decode(
                         out.push(StreamEvent::TextDelta(text));
                     }
                 }
+                Some("thinking") => {
+                    state.reasoning = Some((slot, str_of(block, "signature").unwrap_or_default()));
+                    if let Some(text) = str_of(block, "thinking").filter(|t| !t.is_empty()) {
+                        out.push(StreamEvent::ReasoningDelta(text));
+                    }
+                }
+                Some("redacted_thinking") => {
+                    out.push(StreamEvent::RedactedReasoning(
+                        str_of(block, "data").unwrap_or_default(),
+                    ));
+                }
                 Some("tool_use") => {
                     let id = str_of(block, "id");
                     let name = str_of(block, "name");
@@ -99,6 +117,18 @@ pub(super) fn decode(
                         out.push(StreamEvent::TextDelta(text));
                     }
                 }
+                Some("thinking_delta") => {
+                    if let Some(text) = str_of(delta, "thinking").filter(|t| !t.is_empty()) {
+                        out.push(StreamEvent::ReasoningDelta(text));
+                    }
+                }
+                Some("signature_delta") => {
+                    if let (Some((_, signature)), Some(part)) =
+                        (&mut state.reasoning, str_of(delta, "signature"))
+                    {
+                        signature.push_str(&part);
+                    }
+                }
                 Some("input_json_delta") => {
                     let part = str_of(delta, "partial_json");
                     out.extend(state.calls.push(slot, None, None, part.as_deref()));
@@ -106,7 +136,15 @@ pub(super) fn decode(
                 _ => {}
             }
         }
-        "content_block_stop" => out.extend(state.calls.complete(slot)),
+        "content_block_stop" => match state.reasoning.take() {
+            Some((open, signature)) if open == slot => out.push(StreamEvent::ReasoningEnd {
+                signature: Some(signature).filter(|s| !s.is_empty()),
+            }),
+            other => {
+                state.reasoning = other;
+                out.extend(state.calls.complete(slot));
+            }
+        },
         "message_delta" => {
             if let Some(reason) = str_of(data.get("delta"), "stop_reason") {
                 state.reason = Some(stop_reason(&reason));
@@ -210,11 +248,69 @@ mod tests {
             events.last(),
             Some(&StreamEvent::Finish {
                 reason: FinishReason::ToolCalls,
-                usage: Some(Usage {
-                    input_tokens: 9,
-                    output_tokens: 30
-                })
+                usage: Some(Usage::new(9, 30))
             })
+        );
+    }
+
+    #[test]
+    fn thinking_blocks_stream_with_their_signature_and_redacted_ones_whole() {
+        let body = sse(&[
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":20,"output_tokens":1}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me see."}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqSig=="}}"#,
+            ),
+            (
+                "content_block_stop",
+                r#"{"type":"content_block_stop","index":0}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"opaque"}}"#,
+            ),
+            (
+                "content_block_stop",
+                r#"{"type":"content_block_stop","index":1}"#,
+            ),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":12}}"#,
+            ),
+            ("message_stop", r#"{"type":"message_stop"}"#),
+        ]);
+        let (events, err) = decode(&body);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(
+            events,
+            vec![
+                StreamEvent::ReasoningDelta("Let me see.".into()),
+                StreamEvent::ReasoningEnd {
+                    signature: Some("EqSig==".into())
+                },
+                StreamEvent::RedactedReasoning("opaque".into()),
+                StreamEvent::Finish {
+                    reason: FinishReason::Stop,
+                    usage: Some(Usage {
+                        input_tokens: 5,
+                        output_tokens: 12,
+                        reasoning_tokens: 0,
+                        cache_read_tokens: 100,
+                        cache_write_tokens: 20,
+                    })
+                },
+            ]
         );
     }
 

@@ -12,7 +12,7 @@ use super::sse::SseEvent;
 use super::stream_state::DecodeState;
 use super::streaming::StreamingProvider;
 use super::wire::Wire;
-use super::{ChatMessage, ChatRequest, Media, ProviderError, StreamEvent};
+use super::{ChatMessage, ChatRequest, Media, ProviderError, ReasoningBlock, StreamEvent};
 
 /// The API version header value this implementation speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -69,8 +69,14 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     for message in &req.messages {
         let (role, blocks) = match message {
             ChatMessage::User { text } => ("user", text_block(text)),
-            ChatMessage::Assistant { text, tool_calls } => {
-                let mut blocks = text_block(text);
+            ChatMessage::Assistant {
+                text,
+                tool_calls,
+                reasoning,
+            } => {
+                // Thinking blocks go first, as they came, so the signed ones are accepted back.
+                let mut blocks: Vec<Value> = reasoning.iter().filter_map(thinking_block).collect();
+                blocks.extend(text_block(text));
                 for call in tool_calls {
                     // Only parsed calls reach the history; anything else becomes an empty input.
                     let input = serde_json::from_str::<Value>(&call.arguments)
@@ -115,6 +121,9 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     if !req.system.is_empty() {
         body["system"] = json!(req.system);
     }
+    if let Some(budget) = req.reasoning.budget_tokens {
+        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    }
     if !req.tools.is_empty() {
         body["tools"] = req
             .tools
@@ -141,6 +150,16 @@ fn result_content(output: &str, media: &[Media]) -> Value {
         });
     }
     Value::Array(blocks)
+}
+
+/// A thinking block to send back: redacted data as it came, or the text with its signature.
+/// Unsigned reasoning (from another provider, or cut off) is not accepted, so it is dropped.
+fn thinking_block(r: &ReasoningBlock) -> Option<Value> {
+    if let Some(data) = &r.redacted {
+        return Some(json!({"type": "redacted_thinking", "data": data}));
+    }
+    let signature = r.signature.as_ref()?;
+    Some(json!({"type": "thinking", "thinking": r.text, "signature": signature}))
 }
 
 fn text_block(text: &str) -> Vec<Value> {
@@ -186,6 +205,7 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }],
             max_tokens: None,
+            reasoning: Default::default(),
         };
         let body = request_body(&req);
         assert_eq!(body["max_tokens"], DEFAULT_MAX_TOKENS);
@@ -208,6 +228,51 @@ mod tests {
                 {"type": "tool_result", "tool_use_id": "t1", "content": "text", "is_error": false},
                 {"type": "tool_result", "tool_use_id": "t2", "content": "text", "is_error": true},
                 {"type": "text", "text": "and then?"},
+            ])
+        );
+    }
+
+    #[test]
+    fn thinking_is_requested_with_a_budget_and_signed_blocks_lead_the_assistant_turn() {
+        let block = |text: &str, signature: Option<&str>, redacted: Option<&str>| ReasoningBlock {
+            text: text.into(),
+            signature: signature.map(str::to_string),
+            redacted: redacted.map(str::to_string),
+        };
+        let req = ChatRequest {
+            model: "claude-test".into(),
+            system: String::new(),
+            messages: vec![
+                ChatMessage::user("go"),
+                ChatMessage::Assistant {
+                    text: "ok".into(),
+                    tool_calls: vec![],
+                    reasoning: vec![
+                        block("plan", Some("sig"), None),
+                        block("", None, Some("opaque")),
+                        block("unsigned", None, None),
+                    ],
+                },
+            ],
+            tools: vec![],
+            max_tokens: Some(20_000),
+            reasoning: crate::provider::Reasoning {
+                effort: None,
+                budget_tokens: Some(4000),
+            },
+        };
+        let body = request_body(&req);
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 4000})
+        );
+        assert_eq!(body["max_tokens"], 20_000);
+        assert_eq!(
+            body["messages"][1]["content"],
+            json!([
+                {"type": "thinking", "thinking": "plan", "signature": "sig"},
+                {"type": "redacted_thinking", "data": "opaque"},
+                {"type": "text", "text": "ok"},
             ])
         );
     }

@@ -1,6 +1,8 @@
 //! Decoding chat-completions stream chunks (`data: {...}` … `data: [DONE]`) into neutral events.
 //!
-//! Text arrives as `choices[0].delta.content`; tool calls as `choices[0].delta.tool_calls`,
+//! Text arrives as `choices[0].delta.content`, reasoning as `delta.reasoning_content`
+//! (DeepSeek, vLLM) or `delta.reasoning` (OpenRouter, Ollama); tool calls as
+//! `choices[0].delta.tool_calls`,
 //! keyed by `index`, the first fragment carrying `id` and `function.name`, later ones pieces
 //! of `function.arguments`. `finish_reason` closes the choice; with `include_usage` a last
 //! chunk with empty `choices` carries `usage`; `[DONE]` ends the stream.
@@ -21,6 +23,28 @@ fn finish_reason(text: &str) -> FinishReason {
 
 fn preview(text: &str) -> String {
     text.chars().take(200).collect()
+}
+
+/// Reads a usage object: `prompt_tokens` counts cached input too, reported as
+/// `prompt_tokens_details.cached_tokens` (OpenAI) or `prompt_cache_hit_tokens` (DeepSeek);
+/// `completion_tokens` counts reasoning too (`completion_tokens_details.reasoning_tokens`).
+fn usage_of(usage: &Value) -> Usage {
+    let at = |p: &str| usage.pointer(p).and_then(Value::as_u64);
+    let prompt = at("/prompt_tokens").unwrap_or(0);
+    let cached = at("/prompt_tokens_details/cached_tokens")
+        .or_else(|| at("/prompt_cache_hit_tokens"))
+        .unwrap_or(0)
+        .min(prompt);
+    let output = at("/completion_tokens").unwrap_or(0);
+    Usage {
+        input_tokens: prompt - cached,
+        output_tokens: output,
+        reasoning_tokens: at("/completion_tokens_details/reasoning_tokens")
+            .unwrap_or(0)
+            .min(output),
+        cache_read_tokens: cached,
+        cache_write_tokens: 0,
+    }
 }
 
 /// Handles one chunk of the stream.
@@ -56,16 +80,18 @@ pub(super) fn decode(
         });
     }
     if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-        let count = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-        state.usage = Some(Usage {
-            input_tokens: count("prompt_tokens"),
-            output_tokens: count("completion_tokens"),
-        });
+        state.usage = Some(usage_of(usage));
     }
     let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
         return Ok(());
     };
     if let Some(delta) = choice.get("delta") {
+        let reasoning = ["reasoning_content", "reasoning"]
+            .iter()
+            .find_map(|k| delta.get(*k).and_then(Value::as_str));
+        if let Some(text) = reasoning.filter(|t| !t.is_empty()) {
+            out.push(StreamEvent::ReasoningDelta(text.to_string()));
+        }
         if let Some(text) = delta.get("content").and_then(Value::as_str)
             && !text.is_empty()
         {
@@ -127,12 +153,39 @@ mod tests {
                 StreamEvent::TextDelta("lo".into()),
                 StreamEvent::Finish {
                     reason: FinishReason::Stop,
-                    usage: Some(Usage {
-                        input_tokens: 5,
-                        output_tokens: 2
-                    })
+                    usage: Some(Usage::new(5, 2))
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn reasoning_deltas_and_detailed_usage() {
+        let body = concat!(
+            "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"Think\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"reasoning\":\"ing.\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"Done\"},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":40,",
+            "\"prompt_tokens_details\":{\"cached_tokens\":60},\"completion_tokens_details\":{\"reasoning_tokens\":30}}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (events, err) = decode(body);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(events[0], StreamEvent::ReasoningDelta("Think".into()));
+        assert_eq!(events[1], StreamEvent::ReasoningDelta("ing.".into()));
+        assert_eq!(events[2], StreamEvent::TextDelta("Done".into()));
+        assert_eq!(
+            events.last(),
+            Some(&StreamEvent::Finish {
+                reason: FinishReason::Stop,
+                usage: Some(Usage {
+                    input_tokens: 40,
+                    output_tokens: 40,
+                    reasoning_tokens: 30,
+                    cache_read_tokens: 60,
+                    cache_write_tokens: 0,
+                })
+            })
         );
     }
 

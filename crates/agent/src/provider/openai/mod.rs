@@ -63,7 +63,10 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
         }
         messages.push(match message {
             ChatMessage::User { text } => json!({"role": "user", "content": text}),
-            ChatMessage::Assistant { text, tool_calls } => {
+            // Reasoning is not sent back: chat-completions servers do not take it as input.
+            ChatMessage::Assistant {
+                text, tool_calls, ..
+            } => {
                 let mut m = json!({
                     "role": "assistant",
                     "content": if text.is_empty() { Value::Null } else { json!(text) },
@@ -115,6 +118,9 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     }
     if let Some(max) = req.max_tokens {
         body["max_tokens"] = json!(max);
+    }
+    if let Some(effort) = &req.reasoning.effort {
+        body["reasoning_effort"] = json!(effort);
     }
     body
 }
@@ -176,6 +182,7 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }],
             max_tokens: Some(100),
+            reasoning: Default::default(),
         };
         let body = request_body(&req);
         assert_eq!(
@@ -206,10 +213,15 @@ mod tests {
             messages: vec![ChatMessage::user("hi")],
             tools: vec![],
             max_tokens: None,
+            reasoning: Default::default(),
         };
+        let mut req = req;
         let body = request_body(&req);
         assert_eq!(body["messages"].as_array().map(Vec::len), Some(1));
         assert!(body.get("tools").is_none() && body.get("max_tokens").is_none());
+        assert!(body.get("reasoning_effort").is_none());
+        req.reasoning.effort = Some("high".into());
+        assert_eq!(request_body(&req)["reasoning_effort"], "high");
         let p = OpenAiCompatible::new("http://127.0.0.1:9/v1/", Some(String::new())).unwrap();
         assert_eq!(p.base_url(), "http://127.0.0.1:9/v1");
         assert!(
@@ -255,6 +267,7 @@ mod tests {
             ],
             tools: vec![],
             max_tokens: None,
+            reasoning: Default::default(),
         };
         let body = request_body(&req);
         let roles: Vec<&str> = body["messages"]

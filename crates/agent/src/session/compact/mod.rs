@@ -1,0 +1,247 @@
+//! Compaction: keeping a long session inside the model's context window.
+//!
+//! When the last step's usage comes near the window ([`ModelInfo::compact_at`]), or the
+//! provider refuses a request as too long, the loop compacts before the next request:
+//! 1. [`prune`]: old large tool outputs are marked `time.compacted`; later histories send a
+//!    short note in their place (the stored output stays, so exports still show it);
+//! 2. [`summarise`]: the model is asked, under our own prompt (`summary_prompt.md`), for a
+//!    summary of the conversation so far, stored as a `compaction` part in a new assistant
+//!    message marked `summary`;
+//! 3. [`chat_history`](super::history::chat_history) then starts from that summary
+//!    (`resume.md`) and goes on with the messages after it.
+//!
+//! Nothing is deleted from the store.
+
+use strata_protocol::message::{AssistantMessage, ErrorInfo};
+use strata_protocol::part::{CompactionPart, PartData, TextTime};
+use strata_protocol::tool::ToolState;
+
+use super::history::chat_history;
+use super::step::StepEnv;
+use crate::catalogue::{ModelInfo, ModelSettings};
+use crate::provider::{ChatMessage, ChatRequest, ProviderError, Reasoning, collect};
+use crate::store::{Message, Part, Role, StoreError, now_ms};
+
+/// What the model is sent in place of an output that compaction pruned.
+pub const PRUNED_OUTPUT: &str =
+    "[This output was cleared to save context. Run the tool again if you need it.]";
+
+/// The request for a summary, sent as the last user message.
+pub const SUMMARY_PROMPT: &str = include_str!("summary_prompt.md");
+
+const RESUME: &str = include_str!("resume.md");
+
+/// The user message that opens a history after a compaction.
+pub fn resume_text(summary: &str) -> String {
+    RESUME.trim_end().replace("{summary}", summary.trim())
+}
+
+/// Outputs smaller than this many estimated tokens are not worth pruning.
+const MIN_PRUNE_TOKENS: u64 = 50;
+
+/// A rough token count of a text: four bytes a token.
+fn estimate(text: &str) -> u64 {
+    (text.len() as u64).div_ceil(4)
+}
+
+fn is_retried(message: &Message) -> bool {
+    AssistantMessage::from_value(&message.data).is_ok_and(|m| m.retried)
+}
+
+/// The index of the last message holding a compaction summary, with the summary.
+pub fn last_summary(messages: &[(Message, Vec<Part>)]) -> Option<(usize, String)> {
+    messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, (m, parts))| {
+            if m.role != Role::Assistant || is_retried(m) {
+                return None;
+            }
+            parts.iter().find_map(|p| match PartData::of(p) {
+                Some(PartData::Compaction(c)) if !c.summary.trim().is_empty() => {
+                    Some((i, c.summary))
+                }
+                _ => None,
+            })
+        })
+}
+
+/// The messages after the last compaction (all of them when there was none).
+fn since_summary(messages: &[(Message, Vec<Part>)]) -> &[(Message, Vec<Part>)] {
+    match last_summary(messages) {
+        Some((at, _)) => &messages[at + 1..],
+        None => messages,
+    }
+}
+
+/// Whether the next request should follow a compaction: the last finished step since the last
+/// compaction used, with the tool outputs it added (estimated), enough of the window.
+pub fn due(messages: &[(Message, Vec<Part>)], info: Option<&ModelInfo>) -> bool {
+    let Some(limit) = info.and_then(ModelInfo::compact_at) else {
+        return false;
+    };
+    let last = since_summary(messages).iter().rev().find_map(|(m, parts)| {
+        let data = AssistantMessage::from_value(&m.data).ok()?;
+        (m.role == Role::Assistant && data.finish.is_some() && !data.summary)
+            .then_some((data.tokens, parts))
+    });
+    let Some((t, parts)) = last else {
+        return false;
+    };
+    let added: u64 = parts
+        .iter()
+        .filter_map(|p| match PartData::of(p) {
+            Some(PartData::Tool(tool)) => Some(match &tool.state {
+                ToolState::Completed(done) => estimate(&done.output),
+                ToolState::Error(failed) => estimate(&failed.error),
+                _ => 0,
+            }),
+            _ => None,
+        })
+        .sum();
+    t.input + t.cache.read + t.cache.write + t.output + t.reasoning + added >= limit
+}
+
+/// Marks old large tool outputs (since the last compaction) as compacted: the newest outputs,
+/// up to a quarter of the compaction threshold (at most 40k tokens), are kept. Returns how
+/// many outputs were pruned.
+pub fn prune(
+    env: &StepEnv<'_>,
+    messages: &[(Message, Vec<Part>)],
+    info: Option<&ModelInfo>,
+) -> Result<usize, StoreError> {
+    let protect = info
+        .and_then(ModelInfo::compact_at)
+        .map_or(40_000, |at| (at / 4).min(40_000));
+    let mut kept = 0;
+    let mut pruned = 0;
+    let now = now_ms();
+    for (message, parts) in since_summary(messages).iter().rev() {
+        for part in parts.iter().rev() {
+            let Some(PartData::Tool(mut tool)) = PartData::of(part) else {
+                continue;
+            };
+            let ToolState::Completed(done) = &mut tool.state else {
+                continue;
+            };
+            if done.time.compacted.is_some() {
+                continue;
+            }
+            let size = estimate(&done.output);
+            if kept + size <= protect {
+                kept += size;
+                continue;
+            }
+            if size < MIN_PRUNE_TOKENS {
+                continue;
+            }
+            done.time.compacted = Some(now);
+            env.recorder
+                .part(&message.id, Some(&part.id), &PartData::Tool(tool))?;
+            pruned += 1;
+        }
+    }
+    Ok(pruned)
+}
+
+/// Prunes, then asks the model for a summary of the session so far and stores it. `overflow`
+/// says the provider refused the last request as too long. The provider's error, if the
+/// summary request failed, is returned inside `Ok`.
+pub async fn compact(
+    env: &StepEnv<'_>,
+    settings: &ModelSettings,
+    overflow: bool,
+) -> Result<Result<(), ProviderError>, StoreError> {
+    let rec = env.recorder;
+    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    prune(env, &messages, settings.info.as_ref())?;
+    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    let mut history = chat_history(&messages);
+    history.push(ChatMessage::user(SUMMARY_PROMPT.trim_end()));
+
+    let started = now_ms();
+    let mut data = AssistantMessage::new(
+        started,
+        env.agent,
+        &env.model.provider_id,
+        &env.model.model_id,
+    );
+    data.summary = true;
+    let message = rec.message(Role::Assistant, &data)?;
+    let mut part = CompactionPart {
+        auto: true,
+        overflow,
+        summary: String::new(),
+        time: TextTime {
+            start: started,
+            end: None,
+        },
+    };
+    let stored = rec.part(&message.id, None, &part.clone().into())?;
+
+    // Tools are offered (Anthropic wants them declared when the history holds calls), but the
+    // prompt asks for text only and any call is ignored.
+    let request = ChatRequest {
+        model: env.model.model_id.clone(),
+        system: env.system.to_string(),
+        messages: history,
+        tools: env.tools.to_vec(),
+        max_tokens: env.max_tokens,
+        reasoning: Reasoning::default(),
+    };
+    let cancel = env.cancel.child_token();
+    let result = tokio::select! {
+        r = async {
+            let events = env.provider.stream(request, cancel.clone()).await?;
+            collect(events).await
+        } => r,
+        () = env.cancel.cancelled() => Err(ProviderError::Cancelled),
+    };
+    data.time.completed = Some(now_ms());
+    match result {
+        Ok(done) if !done.text.trim().is_empty() => {
+            let usage = done.usage.unwrap_or_default();
+            data.tokens = super::parts::tokens(Some(usage));
+            data.cost = settings.cost(&usage);
+            data.finish = done.finish.as_ref().map(super::parts::finish_reason);
+            part.summary = done.text.trim().to_string();
+            part.time.end = data.time.completed;
+            rec.part(&message.id, Some(&stored.id), &part.into())?;
+            rec.update_message(&message.id, &data)?;
+            Ok(Ok(()))
+        }
+        other => {
+            let error = match other {
+                Err(e) => e,
+                Ok(_) => ProviderError::Decode {
+                    url: env.provider.base_url().to_string(),
+                    detail: "the model answered the summary request with no text".into(),
+                },
+            };
+            let name = super::step::error_name(&error);
+            data.error = Some(ErrorInfo::new(name, &format!("Compaction failed: {error}")));
+            rec.update_message(&message.id, &data)?;
+            Ok(Err(error))
+        }
+    }
+}
+
+/// Runs before each model request: compacts when `overflow` (the provider refused the last
+/// request as too long) or when the last step came near the window. Returns the provider's
+/// error when the summary request failed.
+pub async fn before_step(
+    env: &StepEnv<'_>,
+    settings: &ModelSettings,
+    overflow: bool,
+) -> Result<Option<ProviderError>, StoreError> {
+    let rec = env.recorder;
+    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    if !overflow && !due(&messages, settings.info.as_ref()) {
+        return Ok(None);
+    }
+    Ok(compact(env, settings, overflow).await?.err())
+}
+
+#[cfg(test)]
+mod tests;
