@@ -71,6 +71,9 @@ pub(crate) struct RunArgs {
     /// Most model steps in this run.
     #[arg(long, default_value_t = 50)]
     pub max_steps: u32,
+    /// The agent to run as (`build` by default; `plan` plans without editing).
+    #[arg(long)]
+    pub agent: Option<String>,
     /// How hard the model reasons: minimal, low, medium, high, max, or a variant named in
     /// the config (`provider.<id>.models.<model>.variants`).
     #[arg(long)]
@@ -112,6 +115,9 @@ pub(crate) struct ToolsArgs {
     /// one sees.
     #[arg(long)]
     pub interactive: bool,
+    /// The agent whose surface to list (`build` by default).
+    #[arg(long)]
+    pub agent: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]

@@ -15,6 +15,7 @@ pub mod grep;
 pub mod invalid;
 pub mod layers;
 pub mod lsp;
+pub mod plan_exit;
 pub mod question;
 pub mod read;
 pub mod skill;
@@ -48,5 +49,6 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<skill::SkillTool>(),
         ToolDef::of::<apply_patch::ApplyPatch>(),
         ToolDef::of::<lsp::LspTool>(),
+        ToolDef::of::<plan_exit::PlanExit>(),
     ]
 }

@@ -29,6 +29,8 @@ pub struct CallEnv<'a> {
     pub ruleset: &'a Ruleset,
     pub agent: &'a str,
     pub model: &'a str,
+    /// The session's plan file, for `plan_exit`.
+    pub plan_file: Option<&'a std::path::Path>,
     /// `experimental.continue_loop_on_deny`: a refusal does not stop the turn.
     pub continue_on_deny: bool,
     pub doom: &'a Mutex<DoomGuard>,
@@ -204,8 +206,12 @@ async fn run(
         .model(env.model)
         .abort(env.cancel.child_token())
         .metadata_sink(meta_tx)
-        .permission(env.permission.clone(), env.ruleset.clone())
-        .build();
+        .permission(env.permission.clone(), env.ruleset.clone());
+    let cx = match env.plan_file {
+        Some(path) => cx.plan_file(path),
+        None => cx,
+    }
+    .build();
     // Cancellation reaches the tool through `abort`; the wrapper's cancel layer ends the call
     // (with the tool's own result when it stops in time, as `bash` does).
     let call = tool.call(p.arguments.clone(), cx);

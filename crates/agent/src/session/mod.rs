@@ -12,6 +12,7 @@
 //! - [`step_message`]: the one owner of a step's assistant message, from creation to finish;
 //! - [`record`]: persistence, one transaction and one numbered event per change;
 //! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
+//! - [`agent_mode`]: the plan file, plan-mode reminders and the switch to `build`;
 //! - [`compact`]: pruning and summarising a session that nears the model's context window;
 //! - [`totals`]: a session's summed tokens and cost;
 //! - [`runner`]: the loop itself.
@@ -24,6 +25,7 @@
 //! ```
 
 pub mod accumulate;
+pub mod agent_mode;
 pub mod compact;
 pub mod execute;
 pub mod history;
@@ -42,7 +44,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use strata_graph::{Context, Missing};
-use strata_registry::ToolRegistry;
+use strata_registry::{Agents, ToolRegistry, UnknownAgent};
 use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
@@ -69,6 +71,8 @@ pub struct LoopServices {
     pub skills: Skills,
     /// The instruction files for the system prompt.
     pub instructions: Instructions,
+    /// The agents a run may use; [`RunOptions::agent`] names one.
+    pub agents: Agents,
     /// Waits between retries go through the Clock, so tests can drive them.
     pub clock: Clock,
     /// The live runs, so `task` can start children from this one.
@@ -87,6 +91,7 @@ impl LoopServices {
             info: cx.get::<InstanceInfo>()?,
             skills: cx.get::<Skills>()?,
             instructions: cx.get::<Instructions>()?,
+            agents: cx.get::<Agents>()?,
             clock: cx.get::<Clock>()?,
             // Graphs without the registry cannot start subagents; a private one is harmless.
             runs: cx.get::<SubagentRuns>().unwrap_or_default(),
@@ -99,6 +104,8 @@ impl LoopServices {
 pub enum RunError {
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    UnknownAgent(#[from] UnknownAgent),
     #[error("the permission rules in the configuration are invalid: {0}")]
     Rules(#[from] RuleConfigError),
     #[error("the model settings are invalid: {0}")]

@@ -10,14 +10,17 @@ use std::time::Duration;
 use strata_protocol::event::SessionStatus;
 use strata_protocol::message::UserMessage;
 use strata_protocol::part::TextPart;
+use strata_registry::AgentInfo;
 use strata_registry::SurfaceSpec;
-use strata_registry::rules::agent_ruleset;
+use strata_registry::rules::ruleset_of;
 use strata_services::permission::Ruleset;
 use strata_tools::ErasedTool;
+use strata_tools::plan_exit::approval_message;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::agent_mode::{AFTER_PLAN, PLAN_EXIT};
 use super::compact;
 use super::execute::{CallEnd, CallEnv};
 use super::history::chat_history;
@@ -50,7 +53,8 @@ pub struct RunOptions {
     pub variant: Option<String>,
     /// Start concurrency-safe calls while the response still streams (see `schedule`).
     pub early_calls: bool,
-    /// The agent's own system prompt, replacing the base prompt (see `prompt::assemble`).
+    /// The agent's own system prompt, replacing the base prompt (see `prompt::assemble`);
+    /// the chosen agent's prompt wins when it has one.
     pub agent_prompt: Option<String>,
 }
 
@@ -124,7 +128,13 @@ impl Runner {
 
     /// The tools advertised to this runner's model, in registration order.
     pub fn surface(&self) -> Result<Vec<ErasedTool>, RunError> {
-        Ok(self.surface_with(self.ruleset()?))
+        let agent = self.agent(&self.options.agent)?;
+        Ok(self.surface_with(self.ruleset(&agent)?))
+    }
+
+    /// The agent named `name`, or a usage error listing the agents there are.
+    fn agent(&self, name: &str) -> Result<AgentInfo, RunError> {
+        Ok(self.services.agents.lookup(name)?.clone())
     }
 
     fn surface_with(&self, ruleset: Ruleset) -> Vec<ErasedTool> {
@@ -151,9 +161,9 @@ impl Runner {
 
     /// The effective rules of this run: the agent's, then the session's; a run computes them
     /// once.
-    fn ruleset(&self) -> Result<Ruleset, RunError> {
+    fn ruleset(&self, agent: &AgentInfo) -> Result<Ruleset, RunError> {
         let s = &self.services;
-        let mut rules = agent_ruleset(&self.options.agent, &s.config, &s.flags, &s.skills)?;
+        let mut rules = ruleset_of(agent, &s.config, &s.flags, &s.skills)?;
         rules.extend(self.options.session_rules.iter().cloned());
         Ok(rules)
     }
@@ -190,6 +200,7 @@ impl Runner {
         let s = &self.services;
         let opts = &self.options;
         // Checked before anything is stored: a bad setting leaves the session untouched.
+        let mut agent = self.agent(&opts.agent)?;
         let settings = crate::catalogue::settings(
             &self.model.id,
             &s.config.provider,
@@ -208,137 +219,169 @@ impl Runner {
         rec.part(&user.id, None, &TextPart::user(message).into())?;
         rec.status(SessionStatus::Busy)?;
 
-        let ruleset = self.ruleset()?;
-        let surface = self.surface_with(ruleset.clone());
-        let specs: Vec<ToolSpec> = surface
-            .iter()
-            .map(|t| ToolSpec {
-                name: t.id.to_string(),
-                description: t.description.clone(),
-                parameters: (*t.schema).clone(),
-            })
-            .collect();
-        let model_ref = ModelRef {
-            provider_id: self.model.provider.name().to_string(),
-            model_id: self.model.api_model.clone(),
-        };
-        let system = super::prompt::for_run(
-            s,
-            &self.model.id,
-            opts.agent_prompt.as_deref(),
-            &surface,
-            &ruleset,
-        )
-        .await;
-        let doom = Mutex::new(DoomGuard::new());
-        let invalid = s.registry.get("invalid");
-        let call_env = CallEnv {
-            recorder: &rec,
-            surface: &surface,
-            invalid: invalid.as_ref(),
-            permission: &s.permission,
-            ruleset: &ruleset,
-            agent: &opts.agent,
-            model: &self.model.api_model,
-            continue_on_deny: s.config.experimental.continue_loop_on_deny,
-            doom: &doom,
-            early_calls: opts.early_calls,
-            cancel: &cancel,
-        };
-        let step_env = StepEnv {
-            recorder: &rec,
-            provider: self.model.provider.as_ref(),
-            model: &model_ref,
-            agent: &opts.agent,
-            system: &system,
-            tools: &specs,
-            cancel: &cancel,
-            calls: &call_env,
-            max_tokens: settings.max_tokens,
-            reasoning: &settings.reasoning,
-        };
-
+        let plan_file = super::agent_mode::plan_file(&s.info, &session);
         let mut steps = 0;
         let mut text = String::new();
-        let outcome = loop {
-            if cancel.is_cancelled() {
-                break RunOutcome::Cancelled;
-            }
-            if steps >= opts.max_steps {
-                break RunOutcome::StepLimit { steps };
-            }
-            steps += 1;
-            let step_span = super::spans::step(session_id, steps);
-            let mut attempt = 0;
-            let (mut overflow, mut compacted_on_overflow) = (false, false);
-            let end = loop {
-                if let Some(e) = compact::before_step(&step_env, &settings, overflow).await? {
-                    break StepEnd::Broken(e);
-                }
-                overflow = false;
-                let history = chat_history(&crate::undo::conversation(&s.store, session_id)?);
-                let will_retry = attempt < opts.max_retries;
-                let end = run_step(&step_env, history, will_retry)
-                    .instrument(step_span.clone())
-                    .await?;
-                match &end {
-                    // Too long for the model: compact and send the step again, once.
-                    StepEnd::Broken(e) if e.is_context_overflow() && !compacted_on_overflow => {
-                        (overflow, compacted_on_overflow) = (true, true);
-                    }
-                    StepEnd::Broken(e) if will_retry && e.retryable() && !cancel.is_cancelled() => {
-                        attempt += 1;
-                        let wait = retry_wait(opts.retry_delay, attempt, e.retry_after());
-                        rec.status(SessionStatus::Retry {
-                            attempt,
-                            message: e.to_string(),
-                            wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-                        })?;
-                        tokio::select! {
-                            () = s.clock.sleep(wait) => {}
-                            () = cancel.cancelled() => {}
-                        }
-                    }
-                    _ => break end,
-                }
+        let outcome = 'agents: loop {
+            let ruleset = self.ruleset(&agent)?;
+            let surface = self.surface_with(ruleset.clone());
+            let specs: Vec<ToolSpec> = surface
+                .iter()
+                .map(|t| ToolSpec {
+                    name: t.id.to_string(),
+                    description: t.description.clone(),
+                    parameters: (*t.schema).clone(),
+                })
+                .collect();
+            let model_ref = ModelRef {
+                provider_id: self.model.provider.name().to_string(),
+                model_id: self.model.api_model.clone(),
             };
-            let (message, reason, usage, calls, step_text) = match end {
-                StepEnd::Broken(e)
-                    if cancel.is_cancelled() || e == crate::provider::ProviderError::Cancelled =>
-                {
+            let system = super::prompt::for_run(
+                s,
+                &self.model.id,
+                agent.prompt.as_deref().or(opts.agent_prompt.as_deref()),
+                &surface,
+                &ruleset,
+            )
+            .await;
+            let doom = Mutex::new(DoomGuard::new());
+            let invalid = s.registry.get("invalid");
+            let call_env = CallEnv {
+                recorder: &rec,
+                surface: &surface,
+                invalid: invalid.as_ref(),
+                permission: &s.permission,
+                ruleset: &ruleset,
+                agent: &agent.name,
+                model: &self.model.api_model,
+                plan_file: Some(&plan_file),
+                continue_on_deny: s.config.experimental.continue_loop_on_deny,
+                doom: &doom,
+                early_calls: opts.early_calls,
+                cancel: &cancel,
+            };
+            let step_env = StepEnv {
+                recorder: &rec,
+                provider: self.model.provider.as_ref(),
+                model: &model_ref,
+                agent: &agent.name,
+                system: &system,
+                tools: &specs,
+                cancel: &cancel,
+                calls: &call_env,
+                max_tokens: settings.max_tokens,
+                reasoning: &settings.reasoning,
+            };
+            // The agent's own budget, within the run's.
+            let max_steps = agent
+                .steps
+                .map_or(opts.max_steps, |n| n.min(opts.max_steps));
+            let mut switch = false;
+            let outcome = loop {
+                if cancel.is_cancelled() {
                     break RunOutcome::Cancelled;
                 }
-                StepEnd::Broken(e) => {
-                    rec.error(error_name(&e), &e.to_string())?;
-                    break RunOutcome::Failed {
-                        error: e.to_string(),
+                if steps >= max_steps {
+                    break RunOutcome::StepLimit { steps };
+                }
+                steps += 1;
+                let step_span = super::spans::step(session_id, steps);
+                let mut attempt = 0;
+                let (mut overflow, mut compacted_on_overflow) = (false, false);
+                let end = loop {
+                    if let Some(e) = compact::before_step(&step_env, &settings, overflow).await? {
+                        break StepEnd::Broken(e);
+                    }
+                    overflow = false;
+                    let stored = crate::undo::conversation(&s.store, session_id)?;
+                    let mut history = chat_history(&stored);
+                    super::agent_mode::remind(&mut history, &stored, &agent.name, &plan_file);
+                    let will_retry = attempt < opts.max_retries;
+                    let end = run_step(&step_env, history, will_retry)
+                        .instrument(step_span.clone())
+                        .await?;
+                    match &end {
+                        // Too long for the model: compact and send the step again, once.
+                        StepEnd::Broken(e) if e.is_context_overflow() && !compacted_on_overflow => {
+                            (overflow, compacted_on_overflow) = (true, true);
+                        }
+                        StepEnd::Broken(e)
+                            if will_retry && e.retryable() && !cancel.is_cancelled() =>
+                        {
+                            attempt += 1;
+                            let wait = retry_wait(opts.retry_delay, attempt, e.retry_after());
+                            rec.status(SessionStatus::Retry {
+                                attempt,
+                                message: e.to_string(),
+                                wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                            })?;
+                            tokio::select! {
+                                () = s.clock.sleep(wait) => {}
+                                () = cancel.cancelled() => {}
+                            }
+                        }
+                        _ => break end,
+                    }
+                };
+                let (message, reason, usage, calls, step_text) = match end {
+                    StepEnd::Broken(e)
+                        if cancel.is_cancelled()
+                            || e == crate::provider::ProviderError::Cancelled =>
+                    {
+                        break RunOutcome::Cancelled;
+                    }
+                    StepEnd::Broken(e) => {
+                        rec.error(error_name(&e), &e.to_string())?;
+                        break RunOutcome::Failed {
+                            error: e.to_string(),
+                        };
+                    }
+                    StepEnd::Finished {
+                        message,
+                        reason,
+                        usage,
+                        calls,
+                        text,
+                    } => (message, reason, usage, calls, text),
+                };
+                if !step_text.is_empty() {
+                    text = step_text;
+                }
+                let results = calls.finish().instrument(step_span).await?;
+                let cost = settings.cost(&usage.unwrap_or_default());
+                message.finish(&rec, &reason, usage, cost)?;
+                if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
+                    break RunOutcome::Cancelled;
+                }
+                if let Some(halt) = results.iter().find(|r| r.end == CallEnd::Halted) {
+                    break RunOutcome::Stopped {
+                        reason: halt.output.clone(),
                     };
                 }
-                StepEnd::Finished {
-                    message,
-                    reason,
-                    usage,
-                    calls,
-                    text,
-                } => (message, reason, usage, calls, text),
+                if results.is_empty() {
+                    break RunOutcome::Completed;
+                }
+                if results
+                    .iter()
+                    .any(|r| r.name == PLAN_EXIT && r.end == CallEnd::Completed)
+                {
+                    switch = true;
+                    break RunOutcome::Completed;
+                }
             };
-            if !step_text.is_empty() {
-                text = step_text;
+            if !switch {
+                break 'agents outcome;
             }
-            let results = calls.finish().instrument(step_span).await?;
-            let cost = settings.cost(&usage.unwrap_or_default());
-            message.finish(&rec, &reason, usage, cost)?;
-            if cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
-                break RunOutcome::Cancelled;
-            }
-            if let Some(halt) = results.iter().find(|r| r.end == CallEnd::Halted) {
-                break RunOutcome::Stopped {
-                    reason: halt.output.clone(),
-                };
-            }
-            if results.is_empty() {
-                break RunOutcome::Completed;
-            }
+            // The user approved the plan: the build agent takes over with a message naming it.
+            let shown = strata_services::fs::relative_to(&s.info.worktree, &plan_file);
+            let next = rec.message(Role::User, &UserMessage::new(now_ms(), AFTER_PLAN))?;
+            rec.part(
+                &next.id,
+                None,
+                &TextPart::user(&approval_message(&shown)).into(),
+            )?;
+            agent = self.agent(AFTER_PLAN)?;
         };
         match &outcome {
             RunOutcome::Cancelled => {

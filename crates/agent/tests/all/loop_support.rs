@@ -40,6 +40,7 @@ pub(crate) fn services(t: &TestInstance) -> LoopServices {
         info: t.get::<InstanceInfo>(),
         skills: t.get::<Skills>(),
         instructions: t.get::<Instructions>(),
+        agents: t.get::<strata_registry::Agents>(),
         clock: t.get::<Clock>(),
         runs: Default::default(),
     }

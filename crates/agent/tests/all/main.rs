@@ -3,6 +3,7 @@
 // Test helpers outside `#[test]` functions fail the test by panicking too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agents_plan;
 mod diff_budget;
 mod loop_basics;
 mod loop_compact;

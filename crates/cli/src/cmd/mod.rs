@@ -1,5 +1,6 @@
 //! One module per command; each returns the process exit code (0 ok, 1 failed, 2 usage).
 
+mod agents;
 mod attach;
 mod debug;
 mod default_model;

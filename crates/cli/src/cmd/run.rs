@@ -1,7 +1,8 @@
 //! `strata run`: the agent loop on one message in a project, rendered as it happens.
 //!
-//! The model comes from `--model`, else the config's `model`, else the default for the first
-//! API key set (see `default_model`); the provider from the
+//! The agent comes from `--agent` (default `build`; an unknown name is a usage error listing
+//! the agents). The model comes from `--model`, else the agent's, else the config's `model`,
+//! else the default for the first API key set (see `default_model`); the provider from the
 //! environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`, …) and the config's `provider` map. The
 //! session is new, the directory's last one (`--continue`) or a given one (`--session`).
 //! Exit codes: 0 the model finished, 1 the run failed or stopped (a model error, a refused
@@ -74,8 +75,18 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
             return 1;
         }
     };
+    super::agents::warn_broken(&services.agents);
+    let agent = match super::agents::choose(&services.agents, args.agent.as_deref()) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 2;
+        }
+    };
     let env = |key: &str| std::env::var(key).ok();
-    let model_id = match args.model.clone().or_else(|| services.config.model.clone()) {
+    // `--model` first, then the agent's own model, then the config's, then a key's default.
+    let chosen = args.model.clone().or_else(|| agent.model.clone());
+    let model_id = match chosen.or_else(|| services.config.model.clone()) {
         Some(m) => m,
         None => match super::default_model::pick(env) {
             Some((key, model)) => {
@@ -133,6 +144,7 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
     };
     let frontend = tokio::spawn(frontend.drive(events));
     let options = RunOptions {
+        agent: agent.name.clone(),
         max_steps: args.max_steps,
         variant: args.variant.clone(),
         // Without a person to answer, `question` is denied and so not offered.

@@ -1,9 +1,11 @@
 //! `strata tools`: the tool surface a model sees, with each tool's schema. By default the
 //! surface of a run without a terminal (no `question`); `--interactive` shows a terminal run's.
+//! `--agent NAME` shows that agent's surface (default `build`): tools its rules deny for `*`
+//! are left out.
 
 use serde_json::json;
-use strata_registry::rules::{agent_ruleset, non_interactive_rules};
-use strata_registry::{SurfaceSpec, ToolRegistry};
+use strata_registry::rules::{non_interactive_rules, ruleset_of};
+use strata_registry::{AgentInfo, SurfaceSpec, ToolRegistry};
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::skills::Skills;
@@ -19,25 +21,36 @@ pub(super) async fn tools(args: ToolsArgs) -> u8 {
             return 1;
         }
     };
-    let code = match list(&inst, &args) {
-        Ok(()) => 0,
+    let agent = super::agents::of(&inst)
+        .and_then(|agents| super::agents::choose(&agents, args.agent.as_deref()));
+    let code = match agent {
         Err(e) => {
             eprintln!("strata: {e}");
-            1
+            2
         }
+        Ok(agent) => match list(&inst, &args, &agent) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("strata: {e}");
+                1
+            }
+        },
     };
     instance::close(runtime, inst).await;
     code
 }
 
-fn list(inst: &strata_registry::Instance, args: &ToolsArgs) -> Result<(), String> {
+fn list(
+    inst: &strata_registry::Instance,
+    args: &ToolsArgs,
+    agent: &AgentInfo,
+) -> Result<(), String> {
     let (model, format) = (args.model.as_str(), args.format);
     let registry = inst.get::<ToolRegistry>().map_err(|e| e.to_string())?;
     let config = inst.get::<Config>().map_err(|e| e.to_string())?;
     let flags = inst.get::<RuntimeFlags>().map_err(|e| e.to_string())?;
     let skills = inst.get::<Skills>().map_err(|e| e.to_string())?;
-    let mut ruleset =
-        agent_ruleset("build", &config, &flags, &skills).map_err(|e| e.to_string())?;
+    let mut ruleset = ruleset_of(agent, &config, &flags, &skills).map_err(|e| e.to_string())?;
     if !args.interactive {
         ruleset.extend(non_interactive_rules());
     }

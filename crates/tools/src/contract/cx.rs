@@ -68,6 +68,8 @@ pub struct ToolCx {
     /// external-directory ask, for a file the user named themselves. Nothing in Strata sets it
     /// yet; it stays on the shared context because it is per call, and tests use it as a hook.
     pub bypass_cwd_check: bool,
+    /// The session's plan file (absolute), set by the loop: `plan_exit` names it.
+    pub plan_file: Option<std::path::PathBuf>,
     metadata_sink: Option<UnboundedSender<MetadataUpdate>>,
     permission: Option<PermissionBinding>,
 }
@@ -95,6 +97,7 @@ impl ToolCx {
                 model: None,
                 agent_may_task: false,
                 bypass_cwd_check: false,
+                plan_file: None,
                 metadata_sink: None,
                 permission: None,
             },
@@ -184,6 +187,10 @@ impl ToolCxBuilder {
     }
     pub fn bypass_cwd_check(mut self, yes: bool) -> Self {
         self.cx.bypass_cwd_check = yes;
+        self
+    }
+    pub fn plan_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.cx.plan_file = Some(path.into());
         self
     }
     pub fn metadata_sink(mut self, sink: UnboundedSender<MetadataUpdate>) -> Self {
