@@ -112,6 +112,12 @@ impl StrataMcp {
         let mut ruleset = ruleset_of(agent, &config, &flags, &skills)
             .map_err(|e| ServeError::Rules(e.to_string()))?;
         ruleset.extend(non_interactive_rules());
+        // Subagents start from a running agent loop, which an MCP client does not have.
+        ruleset.push(strata_services::permission::Rule::new(
+            "task",
+            "*",
+            strata_services::permission::Action::Deny,
+        ));
         let responder = Responder::spawn(permission.clone(), options.yes);
         let shared = Shared {
             registry,

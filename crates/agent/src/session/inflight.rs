@@ -36,6 +36,8 @@ pub struct InFlight<'a> {
     gate: Gate,
     /// The step broke off: nothing more starts.
     closed: bool,
+    /// The step's span: calls run under it even when started while a model request streams.
+    span: tracing::Span,
 }
 
 impl std::fmt::Debug for InFlight<'_> {
@@ -61,6 +63,7 @@ impl<'a> InFlight<'a> {
             handled: HashSet::new(),
             gate: Gate::streaming(env.early_calls),
             closed: false,
+            span: tracing::Span::current(),
         }
     }
 
@@ -140,6 +143,7 @@ impl<'a> InFlight<'a> {
             }
             self.gate.started(safe);
             let call = execute::execute(env, p);
+            let call = tracing::Instrument::instrument(call, self.span.clone());
             self.running
                 .push(Box::pin(async move { (slot, call.await) }));
         }

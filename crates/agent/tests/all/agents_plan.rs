@@ -233,7 +233,9 @@ async fn a_custom_agent_brings_its_prompt_and_step_budget() {
             let ran = run(&t, &runner, "hi").await;
             assert_eq!(ran.report.outcome, RunOutcome::StepLimit { steps: 1 });
             let sent = server.sent();
-            assert!(sent[0].system.ends_with("\n\nAnswer in one line."), "{}", sent[0].system);
+            // The agent's prompt replaces the base prompt; the environment still follows it.
+            assert!(sent[0].system.starts_with("Answer in one line.\n\n"), "{}", sent[0].system);
+            assert!(sent[0].system.contains("# Environment"), "{}", sent[0].system);
             assert!(!sent[0].tools.contains(&"edit".to_string()), "{:?}", sent[0].tools);
             assert!(!sent[0].tools.contains(&"write".to_string()));
             assert!(sent[0].tools.contains(&"read".to_string()));

@@ -16,7 +16,8 @@ pub(super) fn project_dir(dir: Option<PathBuf>) -> Result<PathBuf, String> {
 
 /// The production runtime and an instance for `dir`, or a message saying what failed.
 pub(super) async fn open(dir: Option<PathBuf>) -> Result<(Runtime, Instance), String> {
-    open_with(dir, strata_registry::production()).await
+    // The agent's graph: the surface it describes (e.g. `task`'s subagents) is the one a run sees.
+    open_with(dir, strata_agent::production()).await
 }
 
 /// Like [`open`], on a production graph the command has adjusted.
