@@ -171,7 +171,14 @@ impl Converter {
         match event.kind.as_str() {
             kinds::SESSION_CREATED | kinds::SESSION_UPDATED | SESSION_DELETED => {
                 let Some(s) = session() else { return vec![] };
-                let info = session_info(&s, stored_rules(&self.store, &s.id));
+                let mut info = session_info(&s, stored_rules(&self.store, &s.id));
+                // An undo change carries the revert it set (or `null` when it cleared one).
+                match event.data.get("revert") {
+                    Some(Value::Null) | None => {}
+                    Some(revert) => {
+                        info.extra.insert("revert".into(), revert.clone());
+                    }
+                }
                 vec![match event.kind.as_str() {
                     kinds::SESSION_CREATED => ServerEvent::SessionCreated {
                         session_id: sid,
@@ -246,6 +253,13 @@ impl Converter {
                     error,
                 }]
             }
+            kinds::MESSAGE_REMOVED => match event.data.get("messageID").and_then(Value::as_str) {
+                Some(message_id) => vec![ServerEvent::MessageRemoved {
+                    session_id: sid,
+                    message_id: message_id.to_string(),
+                }],
+                None => vec![],
+            },
             // Kinds with no API event (yet) are not sent; they stay in the store.
             _ => vec![],
         }

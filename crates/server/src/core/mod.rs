@@ -21,6 +21,7 @@ pub mod recovery;
 mod replies;
 pub mod sessions;
 pub mod turns;
+pub mod undo;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -121,10 +122,16 @@ impl ServerCore {
         if self.inner.closed.is_cancelled() {
             return Err(CoreError::ShuttingDown);
         }
-        self.inner
+        let entry = self
+            .inner
             .instances
             .get_or_build(&self.inner.runtime, dir, &self.inner.hub)
-            .await
+            .await?;
+        // The server keeps undo points (snapshots are off for one-shot commands).
+        if let Ok(snapshots) = entry.instance.get::<strata_services::snapshot::Snapshots>() {
+            snapshots.set_enabled(true);
+        }
+        Ok(entry)
     }
 
     /// Every stored event after `after` (a cursor from an SSE `id:` line), then live ones,

@@ -46,7 +46,11 @@ impl ServerCore {
     /// The API view of session `id`.
     pub fn session(&self, id: &str) -> Result<SessionInfo, CoreError> {
         let row = self.session_row(id)?;
-        Ok(session_info(&row, stored_rules(self.store(), id)))
+        let mut info = session_info(&row, stored_rules(self.store(), id));
+        if let Some(revert) = self.store().revert_of(id)? {
+            info.extra.insert("revert".into(), revert.to_json());
+        }
+        Ok(info)
     }
 
     /// Creates a session in `dir` (the instance is built if needed) with the body's parent,

@@ -1,5 +1,6 @@
 //! Sessions: list, create (with permission rules), status, get, update, delete, children,
-//! fork, abort, todo, diff, shell, and the older per-session permission reply.
+//! fork, abort, todo, diff, revert, unrevert, shell, and the older per-session permission
+//! reply.
 
 use std::collections::BTreeMap;
 
@@ -29,6 +30,8 @@ pub fn routes() -> Router<AppState> {
         .route("/session/{id}/todo", get(todo))
         .route("/session/{id}/diff", get(diff))
         .route("/session/{id}/fork", post(fork))
+        .route("/session/{id}/revert", post(revert))
+        .route("/session/{id}/unrevert", post(unrevert))
         .route("/session/{id}/abort", post(abort))
         .route("/session/{id}/shell", post(shell))
         .route("/session/{id}/permissions/{permission}", post(old_reply))
@@ -81,10 +84,31 @@ async fn todo(State(s): State<AppState>, Path(id): Path<String>) -> Result<Vec<T
     Ok(Json(s.core.todos(&id)?))
 }
 
-/// The session's file changes: empty until snapshots land (the lead's undo work).
+/// The session's file changes, from its first undo point to the files now.
 async fn diff(State(s): State<AppState>, Path(id): Path<String>) -> Result<Vec<FileDiff>> {
-    s.core.session(&id)?;
-    Ok(Json(Vec::new()))
+    Ok(Json(s.core.diff(&id).await?))
+}
+
+/// `POST /session/:id/revert`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RevertBody {
+    #[serde(rename = "messageID")]
+    pub message_id: String,
+    /// Accepted for opencode's clients; Strata reverts whole messages.
+    #[serde(rename = "partID", default)]
+    pub part_id: Option<String>,
+}
+
+async fn revert(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Body(body): Body<RevertBody>,
+) -> Result<SessionInfo> {
+    Ok(Json(s.core.revert(&id, &body.message_id).await?))
+}
+
+async fn unrevert(State(s): State<AppState>, Path(id): Path<String>) -> Result<SessionInfo> {
+    Ok(Json(s.core.unrevert(&id).await?))
 }
 
 /// `POST /session/:id/fork`.

@@ -16,7 +16,7 @@ use strata_protocol::wire::{
 use crate::core::convert::VERSION;
 use crate::core::{MessageEntry, SessionUpdate};
 
-use super::session::{ForkBody, OldReplyBody, ShellBody};
+use super::session::{ForkBody, OldReplyBody, RevertBody, ShellBody};
 
 type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
 
@@ -132,6 +132,20 @@ pub const ROUTES: &[Route] = &[
         "The session's file changes",
         None,
         Json(of::<Vec<FileDiff>>),
+    ),
+    r(
+        "post",
+        "/session/{id}/revert",
+        "Revert the session to before a message: files restored, later messages hidden",
+        Some(of::<RevertBody>),
+        Json(of::<SessionInfo>),
+    ),
+    r(
+        "post",
+        "/session/{id}/unrevert",
+        "Undo the session's revert",
+        None,
+        Json(of::<SessionInfo>),
     ),
     r(
         "post",

@@ -8,3 +8,4 @@ mod events;
 mod fixture;
 mod permissions;
 mod routes;
+mod undo;
