@@ -11,8 +11,15 @@ use clap::{Parser, Subcommand, ValueEnum};
     about = "A coding agent whose every capability is a typed service."
 )]
 pub(crate) struct Cli {
+    /// Without a command: the terminal UI for the current directory.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// The project the UI opens (no command only).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// The session the UI opens (no command only).
+    #[arg(long)]
+    pub session: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -33,6 +40,8 @@ pub(crate) enum Command {
     /// Serve the project's tools over MCP (stdio, or `--http`); `mcp list`: the MCP servers
     /// Strata uses as a client.
     Mcp(McpArgs),
+    /// The terminal UI on a running `strata serve`.
+    Attach(crate::cmd::tui::AttachArgs),
     /// Serve the HTTP + SSE API (opencode's clients can attach to it).
     Serve(crate::cmd::serve::ServeArgs),
     /// Look inside Strata.

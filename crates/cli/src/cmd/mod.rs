@@ -13,11 +13,16 @@ mod session;
 mod skills;
 mod tool;
 mod tools;
+pub(crate) mod tui;
 
 use crate::args::{Cli, Command, DebugCommand};
 
 pub(crate) async fn dispatch(cli: Cli) -> u8 {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return tui::local(cli.dir, cli.session).await;
+    };
+    match command {
+        Command::Attach(args) => tui::attach(args).await,
         Command::Run(args) if args.attach.is_some() => attach::run(args).await,
         Command::Run(args) => run::run(args).await,
         Command::Serve(args) => serve::serve(args).await,
