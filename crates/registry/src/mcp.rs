@@ -17,7 +17,12 @@ use strata_services::truncate::Truncate;
 use strata_tools::contract::{Decoded, DynamicTool, intern};
 use strata_tools::{Ask, Attachment, Effects, ErasedTool, ToolError, ToolResult, Visibility};
 
-use crate::execute::Callable;
+/// One MCP tool the script may call.
+#[derive(Debug, Clone)]
+pub(crate) struct Callable {
+    pub(crate) mcp: McpTool,
+    pub(crate) tool: ErasedTool,
+}
 
 /// Effects of an MCP tool nobody vouched for: those of `bash`.
 pub const UNTRUSTED: Effects = Effects {

@@ -5,8 +5,9 @@
 //!   directory, built on first use), the per-session turn queues, the event fan-out with replay
 //!   from the store, and permission and question replies. The TUI's in-process client calls it
 //!   directly; the HTTP handlers are thin wrappers over it.
-//! - [`http`]: the axum router: auth, CORS, body limits, errors, the SSE writer.
-//! - [`routes`]: one module per route group.
+//! - [`http`]: what the handlers stand on: state, auth, CORS, body limits, errors, the SSE
+//!   writer.
+//! - [`routes`]: one module per route group, and the [`router`] over them.
 //! - [`serve`]: binding a listener (port 0 tries 4096 first) and serving until shutdown.
 
 pub mod core;
@@ -15,4 +16,5 @@ pub mod routes;
 pub mod serve;
 
 pub use core::{CoreError, CoreOptions, ServerCore};
-pub use http::{AuthConfig, HttpOptions, router};
+pub use http::{AuthConfig, HttpOptions};
+pub use routes::router;

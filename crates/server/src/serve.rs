@@ -8,7 +8,8 @@ use std::net::{IpAddr, SocketAddr};
 use tokio::net::TcpListener;
 
 use crate::core::ServerCore;
-use crate::http::{HttpOptions, router};
+use crate::http::HttpOptions;
+use crate::routes::router;
 
 /// The port tried first when asked for port 0.
 pub const PREFERRED_PORT: u16 = 4096;

@@ -8,10 +8,10 @@
 //! request before it, and goes on with the messages after it; outputs that compaction pruned
 //! are replaced by a short note.
 
-use strata_protocol::message::AssistantMessage;
 use strata_protocol::part::PartData;
 use strata_protocol::tool::{Attachment, ToolState};
 
+use super::compact::summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
 use crate::provider::{ChatMessage, Media, ReasoningBlock, ToolCall};
 use crate::store::{Message, Part, Role};
 
@@ -24,8 +24,8 @@ pub const UNFINISHED_CALL: &str =
 pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
     let mut out = Vec::new();
     let mut messages = messages;
-    if let Some((at, summary)) = super::compact::last_summary(messages) {
-        out.push(ChatMessage::user(super::compact::resume_text(&summary)));
+    if let Some((at, summary)) = last_summary(messages) {
+        out.push(ChatMessage::user(resume_text(&summary)));
         // The request the user is waiting on goes on verbatim, not only as summarised.
         let request = messages[..at]
             .iter()
@@ -48,8 +48,7 @@ pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
                 }
             }
             Role::Assistant => {
-                let retried = AssistantMessage::from_value(&message.data).is_ok_and(|m| m.retried);
-                if retried {
+                if is_retried(message) {
                     continue;
                 }
                 assistant(&parts, &mut out);
@@ -95,7 +94,7 @@ fn assistant(parts: &[PartData], out: &mut Vec<ChatMessage>) {
         };
         let (output, is_error, media) = match &part.state {
             ToolState::Completed(done) if done.time.compacted.is_some() => {
-                (super::compact::PRUNED_OUTPUT.to_string(), false, Vec::new())
+                (PRUNED_OUTPUT.to_string(), false, Vec::new())
             }
             ToolState::Completed(done) => (done.output.clone(), false, media(&done.attachments)),
             ToolState::Error(failed) => (failed.error.clone(), true, Vec::new()),

@@ -4,7 +4,7 @@
 
 use tracing::{Span, info_span};
 
-use super::step::StepEnv;
+use super::parts::ModelRef;
 use super::{RunError, RunReport};
 
 /// One `Runner::run`: a user message and every step it took.
@@ -23,12 +23,12 @@ pub(crate) fn step(session_id: &str, n: u32) -> Span {
 }
 
 /// The streamed request to the model.
-pub(crate) fn model_request(env: &StepEnv<'_>) -> Span {
+pub(crate) fn model_request(session_id: &str, model: &ModelRef) -> Span {
     info_span!(
         "Model.request",
-        session.id = %env.recorder.session_id(),
-        gen_ai.system = %env.model.provider_id,
-        gen_ai.request.model = %env.model.model_id,
+        session.id = %session_id,
+        gen_ai.system = %model.provider_id,
+        gen_ai.request.model = %model.model_id,
     )
 }
 

@@ -95,7 +95,10 @@ pub async fn run_step<'a>(
         reasoning: env.reasoning.clone(),
     };
     let result = stream(env, request, &mut driver)
-        .instrument(super::spans::model_request(env))
+        .instrument(super::spans::model_request(
+            env.recorder.session_id(),
+            env.model,
+        ))
         .await?;
     Ok(match result {
         Ok((reason, usage)) => StepEnd::Finished {

@@ -15,26 +15,18 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use strata_services::config::ToolOutput;
 use strata_services::flags::Flag;
-use strata_services::mcp::McpTool;
 use strata_services::truncate::Truncate;
 use strata_tools::contract::{Decoded, DynamicTool};
 use strata_tools::{Attachment, ErasedTool, ToolError, ToolResult, Visibility};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::SurfaceSpec;
-use crate::mcp::{McpTools, UNTRUSTED, sanitize};
+use crate::mcp::{Callable, McpTools, UNTRUSTED, sanitize};
 use script::{Entry, Limits, Outcome};
 use strata_services::permission::hidden_tools;
 
 /// The tool id and permission key.
 pub const ID: &str = "execute";
-
-/// One MCP tool the script may call.
-#[derive(Debug, Clone)]
-pub(crate) struct Callable {
-    pub(crate) mcp: McpTool,
-    pub(crate) tool: ErasedTool,
-}
 
 /// The `execute` tool over `tools` (the permitted MCP tools), behind the standard wrapper.
 pub(crate) fn tool(

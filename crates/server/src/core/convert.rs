@@ -15,7 +15,7 @@ use strata_protocol::wire::{
     Envelope, MessageView, PartView, PermissionRule, ServerEvent, SessionInfo, SessionTime, Todo,
 };
 
-use super::hub::Frame;
+use super::frame::Frame;
 
 /// The version clients see in session infos and `/global/health`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -7,48 +7,21 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use strata_agent::store::Store;
-use strata_protocol::wire::{Envelope, ServerEvent};
 use tokio::sync::broadcast::error::TryRecvError;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::CoreError;
 use super::convert::Converter;
+pub use super::frame::Frame;
 
 /// Frames a subscriber may have queued before it counts as too slow and is disconnected.
 pub const CLIENT_QUEUE: usize = 4096;
 /// Stored events read per query when catching up or replaying.
 const PAGE: usize = 512;
-
-/// One item for subscribers: the envelope, the project it belongs to (`None`: every
-/// project, e.g. `server.*`), and the resumable cursor of stored events.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Frame {
-    pub cursor: Option<i64>,
-    pub directory: Option<String>,
-    pub envelope: Envelope,
-}
-
-impl Frame {
-    /// A live-only frame (no cursor, no `seq`).
-    pub fn live(directory: Option<String>, event: ServerEvent) -> Frame {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        Frame {
-            cursor: None,
-            directory,
-            envelope: Envelope {
-                id: format!("evt_live{n:012}"),
-                event,
-                seq: None,
-            },
-        }
-    }
-}
 
 /// Which frames a subscriber wants.
 #[derive(Debug, Clone, PartialEq, Eq)]

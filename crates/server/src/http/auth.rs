@@ -92,7 +92,7 @@ fn supplied(req: &Request) -> Option<Vec<u8>> {
 }
 
 /// The middleware.
-pub(super) async fn require(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub(crate) async fn require(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let auth = &state.options.auth;
     // CORS preflights carry no credentials by design.
     if !auth.enabled() || req.method() == axum::http::Method::OPTIONS {

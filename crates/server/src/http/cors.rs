@@ -28,7 +28,7 @@ pub(crate) fn allowed(origin: &str, configured: &[String]) -> bool {
     local || configured.iter().any(|c| c == origin)
 }
 
-pub(super) async fn apply(State(state): State<AppState>, req: Request, next: Next) -> Response {
+pub(crate) async fn apply(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let Some(origin) = req
         .headers()
         .get(header::ORIGIN)

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::parse::{FieldError, boolean, get, object, wrong};
+use super::fields::{FieldError, boolean, get, object, wrong};
 
 /// How long a server gets to start and answer `initialize` when `timeout` is not set.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);

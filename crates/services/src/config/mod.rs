@@ -7,6 +7,7 @@
 //! Each file is checked on its own, so an error names the file at fault.
 
 mod backend;
+mod fields;
 mod mcp;
 mod parse;
 pub mod websearch;

@@ -2,110 +2,12 @@
 
 use serde_json::{Map, Value};
 
+use super::fields::{FieldError, boolean, get, object, positive, string, strings, wrong};
 use super::{
-    ConfigData, ConfigError, Experimental, SkillsConfig, ToolOutput, ToolsConfig, WebsearchConfig,
-    mcp,
+    ConfigData, Experimental, SkillsConfig, ToolOutput, ToolsConfig, WebsearchConfig, mcp,
 };
 
-/// A field of the wrong type; the caller adds the file name.
-#[derive(Debug)]
-pub(super) struct FieldError {
-    pub(super) field: String,
-    expected: &'static str,
-    found: String,
-}
-
-impl FieldError {
-    pub(super) fn in_file(self, file: &str) -> ConfigError {
-        ConfigError::Field {
-            file: file.to_string(),
-            field: self.field,
-            expected: self.expected,
-            found: self.found,
-        }
-    }
-}
-
 const ACTIONS: &str = "\"allow\", \"ask\" or \"deny\"";
-
-pub(super) fn wrong(field: &str, expected: &'static str, value: &Value) -> FieldError {
-    FieldError {
-        field: field.to_string(),
-        expected,
-        found: describe(value),
-    }
-}
-
-/// A short description of a JSON value for error messages.
-fn describe(value: &Value) -> String {
-    let kind = match value {
-        Value::Null => return "null".into(),
-        Value::Bool(b) => return format!("the boolean {b}"),
-        Value::Number(n) => return format!("the number {n}"),
-        Value::String(_) => "the string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    };
-    let mut text = value.to_string();
-    if text.len() > 60 {
-        let mut cut = 57;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push_str("...");
-    }
-    format!("{kind} {text}")
-}
-
-/// Looks up `key` in `obj`; JSON `null` counts as absent.
-pub(super) fn get<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    obj.get(key).filter(|v| !v.is_null())
-}
-
-fn string(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<String>, FieldError> {
-    match get(obj, key) {
-        None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(v) => Err(wrong(field, "a string", v)),
-    }
-}
-
-pub(super) fn boolean(
-    obj: &Map<String, Value>,
-    key: &str,
-    field: &str,
-) -> Result<Option<bool>, FieldError> {
-    match get(obj, key) {
-        None => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(v) => Err(wrong(field, "true or false", v)),
-    }
-}
-
-fn positive(obj: &Map<String, Value>, key: &str, field: &str) -> Result<Option<usize>, FieldError> {
-    match get(obj, key) {
-        None => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n > 0)
-            .and_then(|n| usize::try_from(n).ok())
-            .map(Some)
-            .ok_or_else(|| wrong(field, "a positive integer", v)),
-    }
-}
-
-pub(super) fn object<'a>(
-    obj: &'a Map<String, Value>,
-    key: &str,
-    field: &str,
-) -> Result<Option<&'a Map<String, Value>>, FieldError> {
-    match get(obj, key) {
-        None => Ok(None),
-        Some(Value::Object(m)) => Ok(Some(m)),
-        Some(v) => Err(wrong(field, "an object", v)),
-    }
-}
 
 fn is_action(v: &Value) -> bool {
     matches!(v.as_str(), Some("allow" | "ask" | "deny"))
@@ -165,42 +67,22 @@ fn skill_paths(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
     let Some(skills) = object(obj, "skills", "skills")? else {
         return Ok(Vec::new());
     };
-    match get(skills, "paths") {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::String(s) => Ok(s.clone()),
-                v => Err(wrong(
-                    &format!("skills.paths[{i}]"),
-                    "a string (a directory)",
-                    v,
-                )),
-            })
-            .collect(),
-        Some(v) => Err(wrong("skills.paths", "an array of directory paths", v)),
-    }
+    strings(
+        get(skills, "paths"),
+        "skills.paths",
+        "a string (a directory)",
+        "an array of directory paths",
+    )
 }
 
 /// `instructions`: an array of strings (paths or globs).
 fn instructions(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
-    match get(obj, "instructions") {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::String(s) => Ok(s.clone()),
-                v => Err(wrong(
-                    &format!("instructions[{i}]"),
-                    "a string (a file path or glob)",
-                    v,
-                )),
-            })
-            .collect(),
-        Some(v) => Err(wrong("instructions", "an array of file paths or globs", v)),
-    }
+    strings(
+        get(obj, "instructions"),
+        "instructions",
+        "a string (a file path or glob)",
+        "an array of file paths or globs",
+    )
 }
 
 /// Checks and extracts the typed view of one config document.

@@ -141,7 +141,7 @@ pub fn export_markdown(session: &SessionState) -> String {
                 PartKind::Tool(t) => out.push_str(&format!(
                     "- `{}` {} ({})\n",
                     t.tool,
-                    crate::view::tool_title(t),
+                    crate::view::message::title(t),
                     t.state.status()
                 )),
                 _ => {}

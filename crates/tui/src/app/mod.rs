@@ -10,7 +10,7 @@ mod keys;
 use crate::client::ClientEvent;
 use crate::model::{Bootstrap, ModelRef, PermissionReply, SessionInfo, Snapshot};
 use crate::state::{Connection, Effect, State};
-use crate::view::LayoutCache;
+use crate::view::list::LayoutCache;
 
 pub use commands::{COMMANDS, export_markdown};
 pub use input::Input;

@@ -79,7 +79,7 @@ pub(super) fn status_icon(state: &ToolState) -> (&'static str, Style) {
 }
 
 /// A short description of the call: its title, or the main argument.
-pub fn title(tool: &ToolPart) -> String {
+pub(crate) fn title(tool: &ToolPart) -> String {
     if let Some(t) = tool.state.title().filter(|t| !t.is_empty()) {
         return t.to_string();
     }

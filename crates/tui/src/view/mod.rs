@@ -3,9 +3,9 @@
 
 mod dialog;
 mod highlight;
-mod list;
+pub(crate) mod list;
 mod markdown;
-mod message;
+pub(crate) mod message;
 mod theme;
 mod wrap;
 
@@ -21,7 +21,6 @@ use crate::state::Connection;
 pub use highlight::highlight;
 pub use list::LayoutCache;
 pub use markdown::render as markdown;
-pub use message::title as tool_title;
 pub use wrap::wrap;
 
 /// Most rows the prompt grows to before it scrolls.

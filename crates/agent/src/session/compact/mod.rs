@@ -16,25 +16,18 @@ use strata_protocol::message::{AssistantMessage, ErrorInfo};
 use strata_protocol::part::{CompactionPart, PartData, TextTime};
 use strata_protocol::tool::ToolState;
 
+pub mod summary;
+
+pub use summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
+
 use super::history::chat_history;
 use super::step::StepEnv;
 use crate::catalogue::{ModelInfo, ModelSettings};
 use crate::provider::{ChatMessage, ChatRequest, ProviderError, Reasoning, collect};
 use crate::store::{Message, Part, Role, StoreError, now_ms};
 
-/// What the model is sent in place of an output that compaction pruned.
-pub const PRUNED_OUTPUT: &str =
-    "[This output was cleared to save context. Run the tool again if you need it.]";
-
 /// The request for a summary, sent as the last user message.
 pub const SUMMARY_PROMPT: &str = include_str!("summary_prompt.md");
-
-const RESUME: &str = include_str!("resume.md");
-
-/// The user message that opens a history after a compaction.
-pub fn resume_text(summary: &str) -> String {
-    RESUME.trim_end().replace("{summary}", summary.trim())
-}
 
 /// Outputs smaller than this many estimated tokens are not worth pruning.
 const MIN_PRUNE_TOKENS: u64 = 50;
@@ -42,29 +35,6 @@ const MIN_PRUNE_TOKENS: u64 = 50;
 /// A rough token count of a text: four bytes a token.
 fn estimate(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4)
-}
-
-fn is_retried(message: &Message) -> bool {
-    AssistantMessage::from_value(&message.data).is_ok_and(|m| m.retried)
-}
-
-/// The index of the last message holding a compaction summary, with the summary.
-pub fn last_summary(messages: &[(Message, Vec<Part>)]) -> Option<(usize, String)> {
-    messages
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(i, (m, parts))| {
-            if m.role != Role::Assistant || is_retried(m) {
-                return None;
-            }
-            parts.iter().find_map(|p| match PartData::of(p) {
-                Some(PartData::Compaction(c)) if !c.summary.trim().is_empty() => {
-                    Some((i, c.summary))
-                }
-                _ => None,
-            })
-        })
 }
 
 /// The messages after the last compaction (all of them when there was none).

@@ -1,16 +1,6 @@
-use std::path::PathBuf;
-
-use strata_services::snapshot::Snapshots;
 use tower_layer::Layer;
 
-use super::service::MarkSnapshot;
-
-/// Where to capture: the Snapshots service and the instance's worktree.
-#[derive(Debug, Clone)]
-pub struct Marker {
-    pub snapshots: Snapshots,
-    pub worktree: PathBuf,
-}
+use super::service::{MarkSnapshot, Marker};
 
 /// See the [module docs](super). `None` (a read-only tool) passes calls straight through.
 #[derive(Debug, Clone)]

@@ -7,5 +7,5 @@
 mod layer;
 mod service;
 
-pub use layer::{Marker, SnapshotLayer};
-pub use service::MarkSnapshot;
+pub use layer::SnapshotLayer;
+pub use service::{MarkSnapshot, Marker};

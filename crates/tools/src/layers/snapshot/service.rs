@@ -1,11 +1,19 @@
+use std::path::PathBuf;
 use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
+use strata_services::snapshot::Snapshots;
 use tower_service::Service;
 
-use super::layer::Marker;
 use crate::contract::{ToolError, ToolResult};
 use crate::layers::CallCx;
+
+/// Where to capture: the Snapshots service and the instance's worktree.
+#[derive(Debug, Clone)]
+pub struct Marker {
+    pub snapshots: Snapshots,
+    pub worktree: PathBuf,
+}
 
 /// See [`SnapshotLayer`](super::SnapshotLayer).
 #[derive(Debug, Clone)]
