@@ -333,6 +333,20 @@ pub const ROUTES: &[Route] = &[
     ),
     r(
         "get",
+        "/api/location",
+        "The project's location",
+        None,
+        Json(any),
+    ),
+    r(
+        "get",
+        "/api/skill",
+        "Skills, with the project's location",
+        None,
+        Json(any),
+    ),
+    r(
+        "get",
         "/api/{rest}",
         "Newer catalog routes: the location and an empty list",
         None,
