@@ -215,7 +215,9 @@ impl Runner {
         // A prompt after a revert makes it final: the taken-back messages leave for good.
         crate::undo::commit_revert(&s.store, session_id)?;
         let now = now_ms();
-        let user = rec.message(Role::User, &UserMessage::new(now, &opts.agent))?;
+        let sent = UserMessage::new(now, &opts.agent)
+            .sent_to(self.model.provider.name(), &self.model.api_model);
+        let user = rec.message(Role::User, &sent)?;
         rec.part(&user.id, None, &TextPart::user(message).into())?;
         rec.status(SessionStatus::Busy)?;
 
