@@ -88,7 +88,7 @@ fn opencode_run_attach_completes_a_tool_turn() {
 /// `opencode attach` (its TUI) in a pseudo-terminal whose other end answers terminal queries
 /// as xterm would: it bootstraps with every route it calls answered (the server logs each
 /// refused or failed request, and an unknown route), opens the session and shows its messages,
-/// and quits on ctrl+c.
+/// runs a prompt typed into it, and quits on ctrl+c.
 #[test]
 fn opencode_attach_bootstraps_and_shows_the_session() {
     require_external!("opencode", INSTALL);
@@ -99,6 +99,7 @@ fn opencode_attach_bootstraps_and_shows_the_session() {
     let model = ModelServer::start(vec![
         Turn::tool_call("call_1", "read", r#"{"filePath":"a.txt"}"#),
         Turn::text("Shown in the terminal."),
+        Turn::text("Typed in the terminal."),
     ]);
     // Every request is logged: refused ones at info, answered ones at debug.
     let s = serve(
@@ -157,6 +158,19 @@ fn opencode_attach_bootstraps_and_shows_the_session() {
         "{}",
         report(&tty, "no agent in the footer")
     );
+    // A prompt typed in the TUI runs a turn whose answer it shows.
+    tty.send(b"say more");
+    assert!(
+        tty.wait_for("say more", LIMIT),
+        "{}",
+        report(&tty, "the typed prompt was not echoed")
+    );
+    tty.send(b"\r");
+    assert!(
+        tty.wait_for("Typed in the terminal.", LIMIT),
+        "{}",
+        report(&tty, "the answer to the typed prompt was not shown")
+    );
     tty.send(b"\x03");
     let status = tty.wait_exit(LIMIT);
     assert!(
@@ -178,6 +192,7 @@ fn opencode_attach_bootstraps_and_shows_the_session() {
         "GET /global/event",
         &format!("GET /session/{session}"),
         &format!("GET /session/{session}/message"),
+        &format!("POST /session/{session}/message"),
     ] {
         assert!(
             answered.iter().any(|r| r == route),
