@@ -9,4 +9,5 @@ mod events;
 mod fixture;
 mod permissions;
 mod routes;
+mod shell;
 mod undo;
