@@ -34,6 +34,8 @@ pub mod inflight;
 pub mod parts;
 pub mod prompt;
 pub mod record;
+#[cfg(test)]
+mod rows;
 pub mod runner;
 pub mod schedule;
 pub mod shell;
