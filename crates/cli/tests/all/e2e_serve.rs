@@ -1,7 +1,7 @@
 //! End-to-end tests of `strata serve` on 127.0.0.1 with the scripted model: a tool turn over
 //! SSE with a dropped and resumed stream, a permission answered over HTTP, aborting a long
-//! bash, a server killed mid-turn and restarted, auth, the public-address rule, and
-//! `strata run --attach`.
+//! bash, a server killed mid-turn and restarted, auth, the public-address rule, the MCP
+//! servers' status, and `strata run --attach`.
 
 use std::collections::BTreeSet;
 
@@ -9,7 +9,7 @@ use serde_json::json;
 use strata_testkit::model_server::{ModelServer, Turn};
 use strata_testkit::poll_with_timeout;
 
-use super::common::Project;
+use super::common::{Project, strata_bin};
 use super::e2e_run_support::{MODEL, strata};
 use super::e2e_serve_support::{LIMIT, idle, is, prompt, serve};
 
@@ -273,4 +273,33 @@ async fn run_attach_renders_a_remote_turn_like_a_local_one() {
         (!s.log_text().contains("unknown route")).then_some(())
     })
     .await;
+}
+
+/// `GET /mcp` reports the real connections: a stdio MCP server (`strata mcp` on a directory of
+/// its own) connected, a missing program failed with the reason, a disabled one disabled.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_status_reports_the_configured_servers() {
+    let p = Project::new();
+    let other = p.tmp.join("mcp-project");
+    std::fs::create_dir_all(&other).unwrap();
+    let config = json!({"mcp": {
+        "strata": {"type": "local", "command": [strata_bin(), "mcp", "--dir", other]},
+        "missing": {"type": "local", "command": ["strata-no-such-mcp-server"]},
+        "off": {"type": "local", "command": ["strata-no-such-mcp-server"], "enabled": false},
+    }});
+    p.file("strata.json", config.to_string());
+    let model = ModelServer::start(vec![]);
+    let s = serve(&p, &model, &[]);
+    let (status, body) = s.get("/mcp").await;
+    assert_eq!(status, 200, "{body}\n{}", s.log_text());
+    assert_eq!(body["strata"], json!({"status": "connected"}), "{body}");
+    assert_eq!(body["off"], json!({"status": "disabled"}));
+    assert_eq!(body["missing"]["status"], "failed");
+    assert!(
+        body["missing"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("strata-no-such-mcp-server"),
+        "{body}"
+    );
 }

@@ -4,8 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod auth;
+mod catalog;
 mod events;
 mod fixture;
 mod permissions;
 mod routes;
+mod shell;
 mod undo;
