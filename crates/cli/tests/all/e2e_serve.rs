@@ -148,7 +148,7 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
     let model = ModelServer::start(vec![Turn::tool_call(
         "call_1",
         "bash",
-        r#"{"command":"sleep 300","description":"wait"}"#,
+        r#"{"command":"echo $$ > group.pid; sleep 300","description":"wait"}"#,
     )]);
     let mut s = serve(&p, &model, &[]);
     let id = s.session().await;
@@ -158,6 +158,11 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
     events
         .until(|i| i["properties"]["part"]["state"]["status"] == "running")
         .await;
+    let pid_file = p.dir.join("group.pid");
+    let pgid: i32 = poll_with_timeout("the bash call to write its group", LIMIT, || async {
+        std::fs::read_to_string(&pid_file).ok()?.trim().parse().ok()
+    })
+    .await;
     // SIGKILL: no chance to clean up.
     s.child.kill().unwrap();
     s.child.wait().unwrap();
@@ -173,12 +178,14 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
         .find(|p| p["type"] == "tool")
         .unwrap();
     assert_eq!(tool["state"]["status"], "error");
-    assert!(
-        tool["state"]["error"]
-            .as_str()
-            .unwrap()
-            .contains("server stopped")
-    );
+    assert_eq!(tool["state"]["metadata"]["interrupted"], true, "{tool:#}");
+    // The dead server's `sleep` was ended by the new one.
+    poll_with_timeout("the killed server's tool group to end", LIMIT, || async {
+        strata_services::process::live_members(pgid)
+            .is_some_and(|m| m.is_empty())
+            .then_some(())
+    })
+    .await;
     let (_, status_map) = s.get("/session/status").await;
     assert_eq!(status_map, json!({}));
     // The stored events end with the error and idle, and nothing before them is lost.
