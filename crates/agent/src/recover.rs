@@ -96,6 +96,15 @@ pub fn live_sessions(store: &Store) -> Result<BTreeSet<String>, StoreError> {
         .collect())
 }
 
+/// Queued prompts whose holder is gone: they will never run.
+pub fn lost_prompts(store: &Store) -> Result<Vec<crate::store::QueuedPrompt>, StoreError> {
+    Ok(store
+        .queued_prompts()?
+        .into_iter()
+        .filter(|q| !owner_alive(&q.owner))
+        .collect())
+}
+
 fn owner_alive(owner: &ProcessIdentity) -> bool {
     // This process is alive by definition, even where `/proc` cannot be read.
     ProcessIdentity::current().is_some_and(|me| me == *owner) || owner.is_alive()

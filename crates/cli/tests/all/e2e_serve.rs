@@ -163,6 +163,12 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
         std::fs::read_to_string(&pid_file).ok()?.trim().parse().ok()
     })
     .await;
+    // A second prompt waits in the queue behind the running turn.
+    s.post(
+        &format!("/session/{id}/prompt_async"),
+        prompt("and then check the logs"),
+    )
+    .await;
     // SIGKILL: no chance to clean up.
     s.child.kill().unwrap();
     s.child.wait().unwrap();
@@ -194,6 +200,11 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
     let error = &items.last().unwrap().1;
     assert_eq!(error["properties"]["error"]["name"], "ServerStoppedError");
     assert!(items.iter().any(|(_, i)| is(i, "session.created")));
+    // The queued prompt never ran: it is reported, quoted, so it can be sent again.
+    let lost = replay
+        .until(|i| is(i, "session.error") && i.to_string().contains("and then check the logs"))
+        .await;
+    assert!(lost.last().unwrap().1.to_string().contains("not sent"));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -2,11 +2,12 @@
 //! recovery ends the process groups the dead server's tools started and closes their calls as
 //! interrupted; a run that another live process owns (a `strata run` beside the server) is
 //! left alone. Each session whose turn died gets a `session.error` saying the server stopped,
-//! and goes idle. Nothing else changes in the store. (Prompts still waiting in a dead server's
-//! queue were never stored; their HTTP requests failed with the connection.)
+//! and goes idle. Prompts that were still waiting in the dead server's queue never ran: each
+//! is reported on its session as a `session.error` quoting it, so the user can send it again.
+//! Nothing else changes in the store.
 
 use serde_json::{Value, json};
-use strata_agent::recover::{live_sessions, recover_all};
+use strata_agent::recover::{live_sessions, lost_prompts, recover_all};
 use strata_agent::store::{Store, now_ms};
 use strata_protocol::event::{SessionStatus, StatusEvent, kinds};
 use strata_protocol::message::ErrorInfo;
@@ -55,7 +56,29 @@ pub fn close_orphaned_turns(store: &Store) -> Result<usize, CoreError> {
         let idle = serde_json::to_value(idle).map_err(|e| CoreError::Internal(e.to_string()))?;
         store.record_event(session_id, kinds::SESSION_STATUS, idle)?;
     }
+    for prompt in lost_prompts(store)? {
+        let error = ErrorInfo::new("ServerStoppedError", &lost_prompt_message(&prompt.text));
+        store.record_event(
+            &prompt.session_id,
+            kinds::SESSION_ERROR,
+            json!({"sessionID": prompt.session_id, "error": error}),
+        )?;
+        store.unqueue_prompt(&prompt.id)?;
+    }
     Ok(orphaned.len())
+}
+
+/// What the user reads about a queued prompt that never ran: its start, and what to do.
+fn lost_prompt_message(text: &str) -> String {
+    const SHOWN: usize = 80;
+    let mut quoted: String = text.chars().take(SHOWN).collect();
+    if text.chars().count() > SHOWN {
+        quoted.push('…');
+    }
+    format!(
+        "The server stopped before this queued prompt ran, so it was not sent: \"{quoted}\". \
+         Send it again to run it."
+    )
 }
 
 fn close_part(store: &Store, part: strata_agent::store::Part) -> Result<(), CoreError> {

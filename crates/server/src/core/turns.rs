@@ -12,6 +12,7 @@ use strata_agent::events::LoopEvent;
 use strata_agent::session::{Model, RunOptions, RunOutcome, Runner};
 use strata_protocol::wire::{ModelChoice, PromptBody, ServerEvent};
 use strata_services::permission::Rule;
+use strata_services::process::ProcessIdentity;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -160,9 +161,15 @@ impl ServerCore {
         let (runner, directory) = self
             .runner_for(session_id, body.agent.clone(), body.model.as_ref())
             .await?;
+        let id = turn_id();
+        // Kept until the turn begins, so a successor can report it if this server dies first.
+        if let Some(me) = ProcessIdentity::current() {
+            self.store().queue_prompt(&id, session_id, &text, &me)?;
+        }
         let slot = self.inner.turns.slot(session_id);
         slot.waiting.fetch_add(1, Ordering::SeqCst);
-        Ok(self.spawn_turn(slot, session_id, directory, runner, Work::Prompt(text)))
+        let work = Work::Prompt(text);
+        Ok(self.spawn_turn(id, slot, session_id, directory, runner, work))
     }
 
     /// Runs `command` in the session as the user's own `bash` call, on its own task like a
@@ -190,7 +197,7 @@ impl ServerCore {
             return Err(CoreError::Busy(session_id.to_string()));
         }
         let work = Work::Shell(command.to_string());
-        Ok(self.spawn_turn(slot, session_id, directory, runner, work))
+        Ok(self.spawn_turn(turn_id(), slot, session_id, directory, runner, work))
     }
 
     /// The runner of a turn in the session: its instance's services, the model named (else
@@ -243,18 +250,21 @@ impl ServerCore {
     /// counted it in `slot.waiting`.
     fn spawn_turn(
         &self,
+        id: String,
         slot: Arc<Slot>,
         session_id: &str,
         directory: String,
         runner: Runner,
         work: Work,
     ) -> TurnHandle {
-        let id = turn_id();
         let (done_tx, done) = oneshot::channel();
         let core = self.clone();
         let sid = session_id.to_string();
+        let turn = id.clone();
         tokio::spawn(async move {
-            let result = core.run_turn(&slot, &sid, &directory, &runner, &work).await;
+            let result = core
+                .run_turn(&turn, &slot, &sid, &directory, &runner, &work)
+                .await;
             slot.waiting.fetch_sub(1, Ordering::SeqCst);
             let _ = done_tx.send(result);
         });
@@ -267,6 +277,7 @@ impl ServerCore {
 
     async fn run_turn(
         &self,
+        id: &str,
         slot: &Slot,
         session_id: &str,
         directory: &str,
@@ -274,6 +285,9 @@ impl ServerCore {
         work: &Work,
     ) -> Result<TurnEnd, CoreError> {
         let _turn = slot.queue.lock().await;
+        if matches!(work, Work::Prompt(_)) {
+            self.store().unqueue_prompt(id)?;
+        }
         let cancel = CancellationToken::new();
         let start = self.store().global_last()?;
         *lock(&slot.running) = Some(Running {
