@@ -3,9 +3,11 @@
 //! server that dies with prompts waiting leaves them for its successor to report.
 
 use rusqlite::params;
+use serde_json::Value;
 use strata_services::process::ProcessIdentity;
 
 use super::ids::now_ms;
+use super::rows::json_of;
 use super::runs::{identity, ticks};
 use super::{SqlResult, Store, StoreError};
 
@@ -15,6 +17,8 @@ pub struct QueuedPrompt {
     pub id: String,
     pub session_id: String,
     pub text: String,
+    /// The request as the client sent it (JSON), to run it again.
+    pub body: Value,
     pub owner: ProcessIdentity,
     pub queued_ms: i64,
 }
@@ -26,17 +30,19 @@ impl Store {
         id: &str,
         session_id: &str,
         text: &str,
+        body: &Value,
         owner: &ProcessIdentity,
     ) -> Result<(), StoreError> {
         self.conn()
             .execute(
                 "INSERT INTO queued_prompts
-                 (id, session_id, text, pid, start_ticks, boot_id, queued_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                 (id, session_id, text, body, pid, start_ticks, boot_id, queued_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     id,
                     session_id,
                     text,
+                    body.to_string(),
                     owner.pid,
                     ticks(owner.start_ticks),
                     owner.boot_id,
@@ -57,23 +63,33 @@ impl Store {
 
     /// Every queued prompt, of all owners, oldest first.
     pub fn queued_prompts(&self) -> Result<Vec<QueuedPrompt>, StoreError> {
-        self.conn()
+        let path = self.path();
+        let raw: Vec<(QueuedPrompt, String)> = self
+            .conn()
             .prepare(
-                "SELECT id, session_id, text, pid, start_ticks, boot_id, queued_ms
+                "SELECT id, session_id, text, pid, start_ticks, boot_id, queued_ms, body
                  FROM queued_prompts ORDER BY queued_ms, id",
             )
             .and_then(|mut s| {
                 s.query_map([], |r| {
-                    Ok(QueuedPrompt {
+                    let prompt = QueuedPrompt {
                         id: r.get(0)?,
                         session_id: r.get(1)?,
                         text: r.get(2)?,
+                        body: Value::Null,
                         owner: identity(r.get(3)?, r.get(4)?, r.get(5)?),
                         queued_ms: r.get(6)?,
-                    })
+                    };
+                    Ok((prompt, r.get(7)?))
                 })?
                 .collect()
             })
-            .op(self.path(), "reading queued prompts")
+            .op(path, "reading queued prompts")?;
+        raw.into_iter()
+            .map(|(mut prompt, body)| {
+                prompt.body = json_of(path, "queued_prompts", &body)?;
+                Ok(prompt)
+            })
+            .collect()
     }
 }

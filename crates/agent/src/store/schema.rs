@@ -137,6 +137,7 @@ const MIGRATIONS: &[&str] = &[
         id          TEXT PRIMARY KEY,
         session_id  TEXT NOT NULL,
         text        TEXT NOT NULL,
+        body        TEXT NOT NULL,
         pid         INTEGER NOT NULL,
         start_ticks INTEGER NOT NULL,
         boot_id     TEXT NOT NULL,

@@ -142,15 +142,21 @@ async fn abort_stops_a_long_bash() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
-    let p = Project::new();
-    let model = ModelServer::start(vec![Turn::tool_call(
+/// A script whose first turn is a bash call that writes its process group and sleeps.
+fn sleeping_then(after: Vec<Turn>) -> ModelServer {
+    let mut turns = vec![Turn::tool_call(
         "call_1",
         "bash",
         r#"{"command":"echo $$ > group.pid; sleep 300","description":"wait"}"#,
-    )]);
-    let mut s = serve(&p, &model, &[]);
+    )];
+    turns.extend(after);
+    ModelServer::start(turns)
+}
+
+/// Starts a server, runs a turn whose bash call sleeps, queues `queued` behind it and
+/// SIGKILLs the server mid-call; returns the session and the call's process group.
+async fn killed_mid_turn(p: &Project, model: &ModelServer, queued: &str) -> (String, i32) {
+    let mut s = serve(p, model, &[]);
     let id = s.session().await;
     let mut events = s.events("/event", None).await;
     s.post(&format!("/session/{id}/prompt_async"), prompt("wait"))
@@ -164,15 +170,19 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
     })
     .await;
     // A second prompt waits in the queue behind the running turn.
-    s.post(
-        &format!("/session/{id}/prompt_async"),
-        prompt("and then check the logs"),
-    )
-    .await;
+    s.post(&format!("/session/{id}/prompt_async"), prompt(queued))
+        .await;
     // SIGKILL: no chance to clean up.
     s.child.kill().unwrap();
     s.child.wait().unwrap();
-    drop(events);
+    (id, pgid)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
+    let p = Project::new();
+    let model = sleeping_then(Vec::new());
+    let (id, pgid) = killed_mid_turn(&p, &model, "and then check the logs").await;
     let s = serve(&p, &model, &[]);
     let (status, messages) = s.get(&format!("/session/{id}/message")).await;
     assert_eq!(status, 200);
@@ -205,6 +215,34 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
         .until(|i| is(i, "session.error") && i.to_string().contains("and then check the logs"))
         .await;
     assert!(lost.last().unwrap().1.to_string().contains("not sent"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_queued_prompt_runs_after_a_restart_when_the_config_says_so() {
+    let p = Project::new();
+    p.file("strata.json", r#"{"server": {"resume_queued": true}}"#);
+    let model = sleeping_then(vec![Turn::text("Resumed and answered.")]);
+    let (id, _) = killed_mid_turn(&p, &model, "and then check the logs").await;
+    let s = serve(&p, &model, &[]);
+    let mut replay = s.events("/event", Some(0)).await;
+    replay
+        .until(|i| i.to_string().contains("Resumed and answered."))
+        .await;
+    replay.until(idle).await;
+    let (_, messages) = s.get(&format!("/session/{id}/message")).await;
+    let texts: Vec<String> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["parts"].as_array().unwrap().clone())
+        .filter(|p| p["type"] == "text")
+        .map(|p| p["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t == "and then check the logs"),
+        "{texts:?}"
+    );
+    assert_eq!(texts.last().unwrap(), "Resumed and answered.");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -90,7 +90,7 @@ impl ServerCore {
         }
         let stop = CancellationToken::new();
         let hub = Hub::start(store.clone(), stop.clone())?;
-        Ok(ServerCore {
+        let core = ServerCore {
             inner: Arc::new(Inner {
                 runtime,
                 store,
@@ -100,7 +100,9 @@ impl ServerCore {
                 turns: turns::Turns::default(),
                 closed: stop,
             }),
-        })
+        };
+        core.settle_lost_prompts().await?;
+        Ok(core)
     }
 
     /// The session database.

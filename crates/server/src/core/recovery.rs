@@ -3,8 +3,9 @@
 //! interrupted; a run that another live process owns (a `strata run` beside the server) is
 //! left alone. Each session whose turn died gets a `session.error` saying the server stopped,
 //! and goes idle. Prompts that were still waiting in the dead server's queue never ran: each
-//! is reported on its session as a `session.error` quoting it, so the user can send it again.
-//! Nothing else changes in the store.
+//! runs again when its project's config says `"server": {"resume_queued": true}`, and is
+//! otherwise reported on its session as a `session.error` quoting it, so the user can send it
+//! again. Nothing else changes in the store.
 
 use serde_json::{Value, json};
 use strata_agent::recover::{live_sessions, lost_prompts, recover_all};
@@ -12,7 +13,9 @@ use strata_agent::store::{Store, now_ms};
 use strata_protocol::event::{SessionStatus, StatusEvent, kinds};
 use strata_protocol::message::ErrorInfo;
 
-use super::CoreError;
+use strata_protocol::wire::PromptBody;
+
+use super::{CoreError, ServerCore};
 
 /// What the model and the user see on a call cut short by a server stop when no run record
 /// says which process owned it.
@@ -56,16 +59,48 @@ pub fn close_orphaned_turns(store: &Store) -> Result<usize, CoreError> {
         let idle = serde_json::to_value(idle).map_err(|e| CoreError::Internal(e.to_string()))?;
         store.record_event(session_id, kinds::SESSION_STATUS, idle)?;
     }
-    for prompt in lost_prompts(store)? {
-        let error = ErrorInfo::new("ServerStoppedError", &lost_prompt_message(&prompt.text));
-        store.record_event(
-            &prompt.session_id,
-            kinds::SESSION_ERROR,
-            json!({"sessionID": prompt.session_id, "error": error}),
-        )?;
-        store.unqueue_prompt(&prompt.id)?;
-    }
     Ok(orphaned.len())
+}
+
+impl ServerCore {
+    /// Runs again, or reports, each prompt a dead server accepted and never started.
+    pub(super) async fn settle_lost_prompts(&self) -> Result<(), CoreError> {
+        for lost in lost_prompts(self.store())? {
+            self.store().unqueue_prompt(&lost.id)?;
+            if self.resumes_queued(&lost.session_id).await
+                && let Ok(body) = serde_json::from_value::<PromptBody>(lost.body.clone())
+            {
+                match self.prompt(&lost.session_id, body).await {
+                    Ok(turn) => {
+                        tracing::info!(session = %lost.session_id, turn = %turn.id, "resumed a prompt a stopped server had queued");
+                        continue;
+                    }
+                    Err(e) => {
+                        tracing::warn!(session = %lost.session_id, "could not resume a queued prompt: {e}")
+                    }
+                }
+            }
+            let error = ErrorInfo::new("ServerStoppedError", &lost_prompt_message(&lost.text));
+            self.store().record_event(
+                &lost.session_id,
+                kinds::SESSION_ERROR,
+                json!({"sessionID": lost.session_id, "error": error}),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Whether the session's project config asks for queued prompts to be resumed.
+    async fn resumes_queued(&self, session_id: &str) -> bool {
+        let Ok(session) = self.session_row(session_id) else {
+            return false;
+        };
+        let Ok(entry) = self.instance(&session.directory).await else {
+            return false;
+        };
+        let raw = &entry.services.config.raw;
+        raw.get("server").and_then(|s| s.get("resume_queued")) == Some(&Value::Bool(true))
+    }
 }
 
 /// What the user reads about a queued prompt that never ran: its start, and what to do.

@@ -164,7 +164,9 @@ impl ServerCore {
         let id = turn_id();
         // Kept until the turn begins, so a successor can report it if this server dies first.
         if let Some(me) = ProcessIdentity::current() {
-            self.store().queue_prompt(&id, session_id, &text, &me)?;
+            let request = serde_json::to_value(&body).unwrap_or_default();
+            self.store()
+                .queue_prompt(&id, session_id, &text, &request, &me)?;
         }
         let slot = self.inner.turns.slot(session_id);
         slot.waiting.fetch_add(1, Ordering::SeqCst);
