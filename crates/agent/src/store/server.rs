@@ -4,6 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 use serde_json::{Value, json};
+use strata_protocol::message::Tokens;
 
 use super::read::load_session;
 use super::rows::{EVENT_COLUMNS, PART_COLUMNS, event_of, json_of, part_of, raw_event, raw_part};
@@ -57,6 +58,35 @@ impl Store {
                 r.get(0)
             })
             .op(self.path(), "reading the last event number")
+    }
+
+    /// The session's usage summed over its assistant messages: tokens and cost in US dollars.
+    pub fn usage(&self, session_id: &str) -> Result<(Tokens, f64), StoreError> {
+        let sum = |path: &str| format!("COALESCE(SUM(json_extract(data, '$.{path}')), 0)");
+        let sql = format!(
+            "SELECT {}, {}, {}, {}, {}, {} FROM messages
+             WHERE session_id = ?1 AND role = 'assistant'",
+            sum("cost"),
+            sum("tokens.input"),
+            sum("tokens.output"),
+            sum("tokens.reasoning"),
+            sum("tokens.cache.read"),
+            sum("tokens.cache.write"),
+        );
+        let count = |v: i64| u64::try_from(v).unwrap_or(0);
+        self.conn()
+            .query_row(&sql, [session_id], |r| {
+                let mut tokens = Tokens {
+                    input: count(r.get(1)?),
+                    output: count(r.get(2)?),
+                    reasoning: count(r.get(3)?),
+                    ..Tokens::default()
+                };
+                tokens.cache.read = count(r.get(4)?);
+                tokens.cache.write = count(r.get(5)?);
+                Ok((tokens, r.get(0)?))
+            })
+            .op(self.path(), "summing a session's usage")
     }
 
     /// The permission rules a client gave the session (`[{permission, pattern, action}]`).

@@ -57,6 +57,20 @@ pub fn session_info(session: &Session, rules: Vec<PermissionRule>) -> SessionInf
     }
 }
 
+/// The API view of a stored session: its client-given rules, and the tokens and cost its
+/// messages recorded.
+pub fn session_view(store: &Store, session: &Session) -> SessionInfo {
+    let mut info = session_info(session, stored_rules(store, &session.id));
+    match store.usage(&session.id) {
+        Ok((tokens, cost)) => {
+            info.tokens = tokens;
+            info.cost = cost;
+        }
+        Err(e) => tracing::warn!(session = %session.id, "could not sum the session's usage: {e}"),
+    }
+    info
+}
+
 /// The session's stored rules in the wire shape (none when unset or unreadable).
 pub fn stored_rules(store: &Store, session_id: &str) -> Vec<PermissionRule> {
     store
@@ -171,7 +185,7 @@ impl Converter {
         match event.kind.as_str() {
             kinds::SESSION_CREATED | kinds::SESSION_UPDATED | SESSION_DELETED => {
                 let Some(s) = session() else { return vec![] };
-                let mut info = session_info(&s, stored_rules(&self.store, &s.id));
+                let mut info = session_view(&self.store, &s);
                 // An undo change carries the revert it set (or `null` when it cleared one).
                 match event.data.get("revert") {
                     Some(Value::Null) | None => {}

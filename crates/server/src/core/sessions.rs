@@ -10,7 +10,7 @@ use strata_protocol::wire::{
     MessageView, PartView, PermissionRule, SessionCreateBody, SessionInfo, Todo,
 };
 
-use super::convert::{message_view, session_info, stored_rules};
+use super::convert::{message_view, session_view};
 use super::{CoreError, ServerCore};
 
 /// A message with its parts, as `GET /session/:id/message` lists them.
@@ -46,7 +46,7 @@ impl ServerCore {
     /// The API view of session `id`.
     pub fn session(&self, id: &str) -> Result<SessionInfo, CoreError> {
         let row = self.session_row(id)?;
-        let mut info = session_info(&row, stored_rules(self.store(), id));
+        let mut info = session_view(self.store(), &row);
         if let Some(revert) = self.store().revert_of(id)? {
             info.extra.insert("revert".into(), revert.to_json());
         }
@@ -83,10 +83,7 @@ impl ServerCore {
         let rows = self
             .store()
             .list_sessions(Some(Path::new(&entry.directory)))?;
-        Ok(rows
-            .iter()
-            .map(|s| session_info(s, stored_rules(self.store(), &s.id)))
-            .collect())
+        Ok(rows.iter().map(|s| session_view(self.store(), s)).collect())
     }
 
     /// The sessions whose parent is `id`.
@@ -96,7 +93,7 @@ impl ServerCore {
         Ok(rows
             .iter()
             .filter(|s| s.parent_id.as_deref() == Some(id))
-            .map(|s| session_info(s, stored_rules(self.store(), &s.id)))
+            .map(|s| session_view(self.store(), s))
             .collect())
     }
 

@@ -181,8 +181,17 @@ async fn a_blocking_prompt_returns_the_last_assistant_message_after_a_tool_call(
     let mid = all[1]["info"]["id"].as_str().unwrap();
     let one = s.get(&format!("/session/{id}/message/{mid}")).await;
     assert_eq!(one.body["info"]["id"], mid);
-    let title = s.get(&format!("/session/{id}")).await.body["title"].clone();
-    assert_eq!(title, "read a.txt");
+    let info = s.get(&format!("/session/{id}")).await.body;
+    assert_eq!(info["title"], "read a.txt");
+    // The session's usage is the sum of its two steps'.
+    for field in ["input", "output"] {
+        let steps: u64 = [&all[1], &all[2]]
+            .iter()
+            .map(|m| m["info"]["tokens"][field].as_u64().unwrap())
+            .sum();
+        assert!(steps > 0, "{field}");
+        assert_eq!(info["tokens"][field], steps, "{field}");
+    }
     s.shutdown().await;
 }
 
