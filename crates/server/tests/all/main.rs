@@ -6,6 +6,9 @@
 mod auth;
 mod events;
 mod fixture;
+mod load;
+mod load_bench;
+mod load_drive;
 mod permissions;
 mod routes;
 mod undo;
