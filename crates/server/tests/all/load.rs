@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use strata_protocol::wire::GlobalEnvelope;
 use strata_server::core::convert::Converter;
 
 use super::fixture::server;
@@ -18,7 +19,11 @@ const LIMIT: Duration = Duration::from_secs(120);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_turns_reach_twenty_clients_complete_and_in_order() {
-    let s = server(vec![]).file("a.txt", "hello\n").start().await;
+    let s = server(vec![])
+        .file("a.txt", "hello\n")
+        .file("b.txt", "world\n")
+        .start()
+        .await;
     let asked = load_drive::script(&s.model);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -59,8 +64,12 @@ async fn fifty_turns_reach_twenty_clients_complete_and_in_order() {
         .iter()
         .flat_map(|stored| converter.frames(stored))
         .map(|f| {
-            let envelope = serde_json::to_value(&f.envelope).unwrap();
-            (f.cursor.unwrap(), envelope.to_string())
+            let envelope = GlobalEnvelope {
+                directory: f.directory,
+                project: None,
+                payload: f.envelope,
+            };
+            (f.cursor.unwrap(), serde_json::to_string(&envelope).unwrap())
         })
         .collect();
     let got: Vec<(i64, String)> = run.clients[0]

@@ -135,6 +135,21 @@ fn peak_rss(pid: u32) -> (u64, u64) {
     (hwm(pid), sum)
 }
 
+/// CPU time (user + system) `pid` used so far, in seconds (`self` for this process).
+fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) end with `)`.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(vec![], |(_, rest)| rest.split_whitespace().collect());
+    let ticks: f64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i).and_then(|v| v.parse::<f64>().ok()))
+        .sum();
+    // Linux reports these in clock ticks of 100 Hz on every common configuration.
+    ticks / 100.0
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -158,9 +173,7 @@ async fn bench_serve_load() {
         std::fs::create_dir_all(&project).unwrap();
         let project = std::fs::canonicalize(&project).unwrap();
         std::fs::write(project.join("a.txt"), "hello\n").unwrap();
-        for n in 0..5 {
-            std::fs::write(project.join(format!("notes-{n}.txt")), "notes\n").unwrap();
-        }
+        std::fs::write(project.join("b.txt"), "world\n").unwrap();
         let model = ModelServer::start(vec![]);
         let asked = load_drive::script(&model);
         let (server, url) = start(&kind, root.path(), &project, &model);
@@ -174,6 +187,8 @@ async fn bench_serve_load() {
         };
         let run = load_drive::run(&target, sessions, clients, Duration::from_secs(600)).await;
         let (rss, children_rss) = peak_rss(server.0.id());
+        let (server_cpu, driver_cpu) =
+            (cpu_seconds(&server.0.id().to_string()), cpu_seconds("self"));
         let consistent = load_drive::same_everywhere(&run);
         let complete = load_drive::check_sessions(&target, &run).await;
         let Figures {
@@ -196,7 +211,7 @@ async fn bench_serve_load() {
             "bench: {kind} run {run_no}: {sessions} turns in {:.2} s = {:.1} turns/s | step end -> \
              step-finish at client p50 {:.1} ms p99 {:.1} ms ({} samples) | answer step p50 {:.1} \
              ms p99 {:.1} ms | fan-out spread p50 {:.2} ms p99 {:.2} ms | peak RSS {:.1} MiB \
-             (+ children {:.1} MiB) | {items} items per client | same at every client: {} | \
+             (+ children {:.1} MiB) | CPU server {server_cpu:.2} s, driver and model {:.2} s (cumulative) | {items} items per client | same at every client: {} | \
              sessions complete: {}",
             wall.as_secs_f64(),
             row[0],
@@ -209,6 +224,7 @@ async fn bench_serve_load() {
             ms(percentile(&mut spread, 99.0)),
             row[5],
             children_rss as f64 / 1024.0,
+            driver_cpu,
             consistent
                 .as_ref()
                 .map_or_else(|e| format!("NO: {e}"), |()| "yes".into()),

@@ -1,6 +1,6 @@
 //! The load driver shared by the load test and `bench/serve_load.sh`: `sessions` sessions each
-//! run one scripted 5-step turn (four cheap tool calls, `read` and `glob` in turn, then a text
-//! answer) at the same time, while `clients` SSE clients read `/global/event` over real HTTP.
+//! run one scripted 5-step turn (four cheap tool calls, `read` of `a.txt` and `b.txt` in turn,
+//! then a text answer) at the same time, while `clients` SSE clients read `/global/event` over real HTTP.
 //! It works against any server speaking opencode's API (Strata's router on a loopback
 //! listener, a `strata serve` process, `opencode serve`), and measures what the bench prints.
 
@@ -44,7 +44,7 @@ pub(crate) fn script(model: &ModelServer) -> Arc<Mutex<HashMap<usize, (usize, us
         let id = format!("call_{session}_{step}");
         Some(match step {
             0 | 2 => Turn::tool_call(&id, "read", r#"{"filePath":"a.txt"}"#),
-            1 | 3 => Turn::tool_call(&id, "glob", r#"{"pattern":"*.txt"}"#),
+            1 | 3 => Turn::tool_call(&id, "read", r#"{"filePath":"b.txt"}"#),
             _ => Turn::text(answer(session)),
         })
     });
@@ -76,7 +76,7 @@ pub(crate) struct Got {
     pub cursor: Option<i64>,
     /// The `payload` of the global envelope.
     pub payload: Value,
-    /// The payload as it came, to compare items between clients.
+    /// The `data:` line as it came (the whole envelope), to compare items between clients.
     pub raw: String,
 }
 
@@ -241,10 +241,12 @@ async fn read_events(
                     data = Some(v.trim_start().to_string());
                 }
             }
-            let Some(data) = data else { continue };
-            let envelope: Value = serde_json::from_str(&data).expect("an SSE item is JSON");
-            let payload = envelope.get("payload").cloned().unwrap_or(envelope);
-            let raw = payload.to_string();
+            let Some(raw) = data else { continue };
+            let mut envelope: Value = serde_json::from_str(&raw).expect("an SSE item is JSON");
+            let payload = match envelope.get_mut("payload") {
+                Some(p) => p.take(),
+                None => envelope,
+            };
             let got = Got {
                 at,
                 cursor,
@@ -437,9 +439,16 @@ pub(crate) async fn check_sessions(target: &Target, run: &Run) -> Result<(), Str
             .join("");
         let all_done = tools.iter().all(|t| t["state"]["status"] == "completed");
         if tools.len() != STEPS - 1 || !all_done || finished != STEPS || text != answer(n) {
+            let states: Vec<String> = tools
+                .iter()
+                .map(|t| {
+                    let state = &t["state"];
+                    format!("{} {} {}", t["tool"], state["status"], state["error"])
+                })
+                .collect();
             return Err(format!(
-                "session {n} ({id}): {} tool parts (all completed: {all_done}), {finished} \
-                 step-finish parts, text {text:?}",
+                "session {n} ({id}): {} tool parts ({states:?}), {finished} step-finish parts, \
+                 text {text:?}",
                 tools.len()
             ));
         }
