@@ -85,6 +85,26 @@ pub fn recover_all(store: &Store) -> Result<Recovery, StoreError> {
     Ok(out)
 }
 
+/// Sessions with a run whose owner still runs, in this process or another: nothing may close
+/// their turns.
+pub fn live_sessions(store: &Store) -> Result<BTreeSet<String>, StoreError> {
+    Ok(store
+        .open_runs(None)?
+        .into_iter()
+        .filter(|r| owner_alive(&r.owner))
+        .map(|r| r.session_id)
+        .collect())
+}
+
+/// Queued prompts whose holder is gone: they will never run.
+pub fn lost_prompts(store: &Store) -> Result<Vec<crate::store::QueuedPrompt>, StoreError> {
+    Ok(store
+        .queued_prompts()?
+        .into_iter()
+        .filter(|q| !owner_alive(&q.owner))
+        .collect())
+}
+
 fn owner_alive(owner: &ProcessIdentity) -> bool {
     // This process is alive by definition, even where `/proc` cannot be read.
     ProcessIdentity::current().is_some_and(|me| me == *owner) || owner.is_alive()

@@ -26,7 +26,7 @@ pub mod view;
 pub mod wire;
 
 pub use event::{LoopEvent, SessionStatus};
-pub use message::{AssistantMessage, ErrorInfo, Tokens, UserMessage};
+pub use message::{AssistantMessage, ErrorInfo, Tokens, UserMessage, UserModel};
 pub use part::{CompactionPart, PartData, ReasoningPart, StepFinish, TextPart};
 pub use store::{Event, Message, Part, Role, Session};
 pub use tool::{Attachment, ToolPart, ToolState};

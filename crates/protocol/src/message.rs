@@ -21,6 +21,19 @@ pub struct UserMessage {
     pub time: MessageTime,
     #[serde(default)]
     pub agent: String,
+    /// The model the prompt was sent to; opencode's clients read it back from the last user
+    /// message. Absent in messages stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<UserModel>,
+}
+
+/// `model` of a user message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserModel {
+    #[serde(rename = "providerID")]
+    pub provider_id: String,
+    #[serde(rename = "modelID")]
+    pub model_id: String,
 }
 
 impl UserMessage {
@@ -31,7 +44,17 @@ impl UserMessage {
                 completed: None,
             },
             agent: agent.to_string(),
+            model: None,
         }
+    }
+
+    /// The same, sent to `model_id` of `provider_id`.
+    pub fn sent_to(mut self, provider_id: &str, model_id: &str) -> Self {
+        self.model = Some(UserModel {
+            provider_id: provider_id.to_string(),
+            model_id: model_id.to_string(),
+        });
+        self
     }
 }
 

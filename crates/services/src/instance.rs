@@ -122,6 +122,19 @@ impl InstanceInfo {
         self.worktree.parent().is_some() && path.starts_with(&self.worktree)
     }
 
+    /// The folders from the worktree root down to the instance directory, both included: the
+    /// order in which per-folder files (instructions, agents, skills) are read, so the nearest
+    /// folder comes last and wins.
+    pub fn project_dirs(&self) -> Vec<&Path> {
+        let mut dirs: Vec<&Path> = self
+            .directory
+            .ancestors()
+            .take_while(|dir| dir.starts_with(&self.worktree))
+            .collect();
+        dirs.reverse();
+        dirs
+    }
+
     fn absolute(&self, path: &Path) -> PathBuf {
         if path.is_absolute() {
             normalize(path)
@@ -175,6 +188,22 @@ mod tests {
             data_dir: "/data".into(),
             vcs: Some("git"),
         }
+    }
+
+    #[test]
+    fn project_dirs_run_from_the_worktree_down_to_the_directory() {
+        let i = info("/w/repo/a/b", "/w/repo");
+        let dirs: Vec<PathBuf> = i
+            .project_dirs()
+            .into_iter()
+            .map(Path::to_path_buf)
+            .collect();
+        let want: Vec<PathBuf> = ["/w/repo", "/w/repo/a", "/w/repo/a/b"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(dirs, want);
+        assert_eq!(info("/w/x", "/w/x").project_dirs(), [Path::new("/w/x")]);
     }
 
     #[test]

@@ -121,13 +121,7 @@ impl Instructions {
         if let Some(file) = first_file(fs, &global).await {
             out.push(file);
         }
-        let mut dirs: Vec<&Path> = info
-            .directory
-            .ancestors()
-            .take_while(|d| d.starts_with(&info.worktree))
-            .collect();
-        dirs.reverse();
-        for dir in dirs {
+        for dir in info.project_dirs() {
             let names = PROJECT_FILES.map(|n| dir.join(n));
             if let Some(file) = first_file(fs, &names).await {
                 out.push(file);

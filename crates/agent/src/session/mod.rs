@@ -15,7 +15,8 @@
 //! - [`agent_mode`]: the plan file, plan-mode reminders and the switch to `build`;
 //! - [`compact`]: pruning and summarising a session that nears the model's context window;
 //! - [`totals`]: a session's summed tokens and cost;
-//! - [`runner`]: the loop itself.
+//! - [`runner`]: the loop itself;
+//! - [`shell`]: a command the user runs in the session, recorded as their own `bash` call.
 //!
 //! ```ignore
 //! let services = LoopServices::from_context(instance.context())?;
@@ -33,8 +34,11 @@ pub mod inflight;
 pub mod parts;
 pub mod prompt;
 pub mod record;
+#[cfg(test)]
+mod rows;
 pub mod runner;
 pub mod schedule;
+pub mod shell;
 mod spans;
 pub mod step;
 pub mod step_message;

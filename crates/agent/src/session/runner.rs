@@ -112,9 +112,9 @@ pub struct RunReport {
 /// The agent loop over one instance's services and one model.
 #[derive(Debug)]
 pub struct Runner {
-    services: LoopServices,
-    model: Model,
-    options: RunOptions,
+    pub(super) services: LoopServices,
+    pub(super) model: Model,
+    pub(super) options: RunOptions,
 }
 
 impl Runner {
@@ -133,7 +133,7 @@ impl Runner {
     }
 
     /// The agent named `name`, or a usage error listing the agents there are.
-    fn agent(&self, name: &str) -> Result<AgentInfo, RunError> {
+    pub(super) fn agent(&self, name: &str) -> Result<AgentInfo, RunError> {
         Ok(self.services.agents.lookup(name)?.clone())
     }
 
@@ -161,7 +161,7 @@ impl Runner {
 
     /// The effective rules of this run: the agent's, then the session's; a run computes them
     /// once.
-    fn ruleset(&self, agent: &AgentInfo) -> Result<Ruleset, RunError> {
+    pub(super) fn ruleset(&self, agent: &AgentInfo) -> Result<Ruleset, RunError> {
         let s = &self.services;
         let mut rules = ruleset_of(agent, &s.config, &s.flags, &s.skills)?;
         rules.extend(self.options.session_rules.iter().cloned());
@@ -215,7 +215,9 @@ impl Runner {
         // A prompt after a revert makes it final: the taken-back messages leave for good.
         crate::undo::commit_revert(&s.store, session_id)?;
         let now = now_ms();
-        let user = rec.message(Role::User, &UserMessage::new(now, &opts.agent))?;
+        let sent = UserMessage::new(now, &opts.agent)
+            .sent_to(self.model.provider.name(), &self.model.api_model);
+        let user = rec.message(Role::User, &sent)?;
         rec.part(&user.id, None, &TextPart::user(message).into())?;
         rec.status(SessionStatus::Busy)?;
 

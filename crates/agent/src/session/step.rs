@@ -40,6 +40,20 @@ pub struct StepEnv<'a> {
     pub calls: &'a CallEnv<'a>,
 }
 
+impl StepEnv<'_> {
+    /// A request for this model with the step's system prompt and tools.
+    pub(crate) fn request(&self, messages: Vec<ChatMessage>, reasoning: Reasoning) -> ChatRequest {
+        ChatRequest {
+            model: self.model.model_id.clone(),
+            system: self.system.to_string(),
+            messages,
+            tools: self.tools.to_vec(),
+            max_tokens: self.max_tokens,
+            reasoning,
+        }
+    }
+}
+
 /// How the model's response ended.
 #[derive(Debug)]
 pub enum StepEnd<'a> {
@@ -86,14 +100,7 @@ pub async fn run_step<'a>(
         reasoning_part: None,
         calls: InFlight::new(env.calls, message.id()),
     };
-    let request = ChatRequest {
-        model: env.model.model_id.clone(),
-        system: env.system.to_string(),
-        messages: history,
-        tools: env.tools.to_vec(),
-        max_tokens: env.max_tokens,
-        reasoning: env.reasoning.clone(),
-    };
+    let request = env.request(history, env.reasoning.clone());
     let result = stream(env, request, &mut driver)
         .instrument(super::spans::model_request(
             env.recorder.session_id(),

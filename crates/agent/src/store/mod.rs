@@ -15,8 +15,10 @@
 //! [`Store::record_event`].
 
 mod ids;
+mod queue;
 mod read;
 mod revert;
+mod rows;
 mod runs;
 mod schema;
 mod server;
@@ -32,6 +34,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 pub use ids::{IdKind, new_id, now_ms};
+pub use queue::QueuedPrompt;
 pub use revert::Revert;
 pub use runs::{GroupRecord, RunRecord};
 pub use schema::{BUSY_TIMEOUT, SCHEMA_VERSION};

@@ -27,11 +27,11 @@ pub struct GroupRecord {
     pub command: String,
 }
 
-fn ticks(t: u64) -> i64 {
+pub(super) fn ticks(t: u64) -> i64 {
     i64::try_from(t).unwrap_or(i64::MAX)
 }
 
-fn identity(pid: i64, start: i64, boot_id: String) -> ProcessIdentity {
+pub(super) fn identity(pid: i64, start: i64, boot_id: String) -> ProcessIdentity {
     ProcessIdentity {
         pid: u32::try_from(pid).unwrap_or(0),
         start_ticks: u64::try_from(start).unwrap_or(0),

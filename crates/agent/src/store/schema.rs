@@ -130,6 +130,19 @@ const MIGRATIONS: &[&str] = &[
         rules      TEXT NOT NULL
     ) WITHOUT ROWID;
     ",
+    // 6: prompts a server accepted but has not started yet, with the process that holds them,
+    // so a server that dies with prompts in its queue leaves a trace its successor reports.
+    "
+    CREATE TABLE queued_prompts (
+        id          TEXT PRIMARY KEY,
+        session_id  TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        pid         INTEGER NOT NULL,
+        start_ticks INTEGER NOT NULL,
+        boot_id     TEXT NOT NULL,
+        queued_ms   INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    ",
 ];
 
 /// The schema version this build writes.

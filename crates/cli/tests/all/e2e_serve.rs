@@ -1,7 +1,7 @@
 //! End-to-end tests of `strata serve` on 127.0.0.1 with the scripted model: a tool turn over
 //! SSE with a dropped and resumed stream, a permission answered over HTTP, aborting a long
-//! bash, a server killed mid-turn and restarted, auth, the public-address rule, and
-//! `strata run --attach`.
+//! bash, a server killed mid-turn and restarted, auth, the public-address rule, the MCP
+//! servers' status, and `strata run --attach`.
 
 use std::collections::BTreeSet;
 
@@ -9,7 +9,7 @@ use serde_json::json;
 use strata_testkit::model_server::{ModelServer, Turn};
 use strata_testkit::poll_with_timeout;
 
-use super::common::Project;
+use super::common::{Project, strata_bin};
 use super::e2e_run_support::{MODEL, strata};
 use super::e2e_serve_support::{LIMIT, idle, is, prompt, serve};
 
@@ -148,7 +148,7 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
     let model = ModelServer::start(vec![Turn::tool_call(
         "call_1",
         "bash",
-        r#"{"command":"sleep 300","description":"wait"}"#,
+        r#"{"command":"echo $$ > group.pid; sleep 300","description":"wait"}"#,
     )]);
     let mut s = serve(&p, &model, &[]);
     let id = s.session().await;
@@ -158,6 +158,17 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
     events
         .until(|i| i["properties"]["part"]["state"]["status"] == "running")
         .await;
+    let pid_file = p.dir.join("group.pid");
+    let pgid: i32 = poll_with_timeout("the bash call to write its group", LIMIT, || async {
+        std::fs::read_to_string(&pid_file).ok()?.trim().parse().ok()
+    })
+    .await;
+    // A second prompt waits in the queue behind the running turn.
+    s.post(
+        &format!("/session/{id}/prompt_async"),
+        prompt("and then check the logs"),
+    )
+    .await;
     // SIGKILL: no chance to clean up.
     s.child.kill().unwrap();
     s.child.wait().unwrap();
@@ -173,12 +184,14 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
         .find(|p| p["type"] == "tool")
         .unwrap();
     assert_eq!(tool["state"]["status"], "error");
-    assert!(
-        tool["state"]["error"]
-            .as_str()
-            .unwrap()
-            .contains("server stopped")
-    );
+    assert_eq!(tool["state"]["metadata"]["interrupted"], true, "{tool:#}");
+    // The dead server's `sleep` was ended by the new one.
+    poll_with_timeout("the killed server's tool group to end", LIMIT, || async {
+        strata_services::process::live_members(pgid)
+            .is_some_and(|m| m.is_empty())
+            .then_some(())
+    })
+    .await;
     let (_, status_map) = s.get("/session/status").await;
     assert_eq!(status_map, json!({}));
     // The stored events end with the error and idle, and nothing before them is lost.
@@ -187,6 +200,11 @@ async fn a_server_killed_mid_turn_closes_the_turn_on_restart() {
     let error = &items.last().unwrap().1;
     assert_eq!(error["properties"]["error"]["name"], "ServerStoppedError");
     assert!(items.iter().any(|(_, i)| is(i, "session.created")));
+    // The queued prompt never ran: it is reported, quoted, so it can be sent again.
+    let lost = replay
+        .until(|i| is(i, "session.error") && i.to_string().contains("and then check the logs"))
+        .await;
+    assert!(lost.last().unwrap().1.to_string().contains("not sent"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -273,4 +291,33 @@ async fn run_attach_renders_a_remote_turn_like_a_local_one() {
         (!s.log_text().contains("unknown route")).then_some(())
     })
     .await;
+}
+
+/// `GET /mcp` reports the real connections: a stdio MCP server (`strata mcp` on a directory of
+/// its own) connected, a missing program failed with the reason, a disabled one disabled.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_status_reports_the_configured_servers() {
+    let p = Project::new();
+    let other = p.tmp.join("mcp-project");
+    std::fs::create_dir_all(&other).unwrap();
+    let config = json!({"mcp": {
+        "strata": {"type": "local", "command": [strata_bin(), "mcp", "--dir", other]},
+        "missing": {"type": "local", "command": ["strata-no-such-mcp-server"]},
+        "off": {"type": "local", "command": ["strata-no-such-mcp-server"], "enabled": false},
+    }});
+    p.file("strata.json", config.to_string());
+    let model = ModelServer::start(vec![]);
+    let s = serve(&p, &model, &[]);
+    let (status, body) = s.get("/mcp").await;
+    assert_eq!(status, 200, "{body}\n{}", s.log_text());
+    assert_eq!(body["strata"], json!({"status": "connected"}), "{body}");
+    assert_eq!(body["off"], json!({"status": "disabled"}));
+    assert_eq!(body["missing"]["status"], "failed");
+    assert!(
+        body["missing"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("strata-no-such-mcp-server"),
+        "{body}"
+    );
 }

@@ -25,3 +25,4 @@ mod e2e_task;
 mod e2e_telemetry;
 mod e2e_todo_question;
 mod e2e_web;
+mod tty_driver;

@@ -26,14 +26,7 @@ pub fn sources(info: &InstanceInfo, flags: &RuntimeFlags) -> Vec<PathBuf> {
     if !out.contains(&home_config) {
         out.insert(0, home_config);
     }
-    // From the worktree root down to the instance directory, so the nearest folder wins.
-    let mut project: Vec<&Path> = info
-        .directory
-        .ancestors()
-        .take_while(|dir| dir.starts_with(&info.worktree))
-        .collect();
-    project.reverse();
-    for dir in project {
+    for dir in info.project_dirs() {
         for folder in PROJECT_FOLDERS {
             out.push(dir.join(folder));
         }

@@ -1,10 +1,12 @@
 //! The project context clients bootstrap from, in opencode's shapes: the path set, the
-//! configured providers and models, the agents, the VCS branch.
+//! configured providers and models, the agents, the MCP servers' status, the skills, the VCS branch.
 
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
-use strata_registry::rules::agent_ruleset;
+use strata_registry::AgentInfo;
+use strata_registry::rules::ruleset_of;
+use strata_services::mcp::{Mcp, ServerStatus};
 
 use super::instances::InstanceEntry;
 
@@ -96,18 +98,83 @@ pub fn providers(entry: &InstanceEntry) -> (Vec<Value>, Map<String, Value>) {
     (list, defaults)
 }
 
-/// `GET /agent`: the agents a prompt may name, with their effective rules.
+/// `GET /agent`: the instance's agents (built-in, files, config) with their effective rules,
+/// the default agent first (opencode's TUI starts with the first agent that is not a subagent).
 pub fn agents(entry: &InstanceEntry) -> Value {
     let s = &entry.services;
-    let rules = agent_ruleset("build", &s.config, &s.flags, &s.skills).unwrap_or_default();
-    json!([{
-        "name": "build",
-        "description": "The default agent: works on the project with every tool its rules allow.",
-        "mode": "primary",
-        "native": true,
+    let default = s.agents.default_agent().map(|a| a.name.clone());
+    let mut list: Vec<&AgentInfo> = s.agents.list().collect();
+    list.sort_by_key(|a| Some(&a.name) != default.as_ref());
+    Value::Array(list.into_iter().map(|a| agent_json(entry, a)).collect())
+}
+
+fn agent_json(entry: &InstanceEntry, agent: &AgentInfo) -> Value {
+    let s = &entry.services;
+    // A bad `permission` block fails every turn with its own error; the listing still shows
+    // the agent, with the rules it was defined with.
+    let rules =
+        ruleset_of(agent, &s.config, &s.flags, &s.skills).unwrap_or_else(|_| agent.rules.clone());
+    let mut out = json!({
+        "name": agent.name,
+        "mode": agent.mode.as_str(),
+        "native": agent.builtin,
         "permission": rules,
         "options": {},
-    }])
+    });
+    let fields = [
+        ("description", agent.description.as_ref().map(|d| json!(d))),
+        ("prompt", agent.prompt.as_ref().map(|p| json!(p))),
+        ("temperature", agent.temperature.map(|t| json!(t))),
+        ("steps", agent.steps.map(|n| json!(n))),
+        (
+            "model",
+            agent
+                .model
+                .as_deref()
+                .and_then(|m| m.split_once('/'))
+                .map(|(p, m)| json!({"providerID": p, "modelID": m})),
+        ),
+    ];
+    for (key, value) in fields {
+        if let Some(v) = value {
+            out[key] = v;
+        }
+    }
+    out
+}
+
+/// `GET /mcp`: each configured MCP server's status by name, in opencode's shapes
+/// (`connected`, `disabled`, `failed` with the reason).
+pub fn mcp_status(entry: &InstanceEntry) -> Value {
+    let Ok(mcp) = entry.instance.get::<Mcp>() else {
+        return json!({});
+    };
+    let map: Map<String, Value> = mcp
+        .servers()
+        .into_iter()
+        .map(|server| {
+            let status = match server.status {
+                ServerStatus::Connected => json!({"status": "connected"}),
+                ServerStatus::Disabled => json!({"status": "disabled"}),
+                ServerStatus::Failed(why) => json!({"status": "failed", "error": why}),
+            };
+            (server.name, status)
+        })
+        .collect();
+    Value::Object(map)
+}
+
+/// `GET /skill`: the skills found for this project, with their instructions.
+pub fn skills(entry: &InstanceEntry) -> Value {
+    let list = entry.services.skills.all().map(|skill| {
+        json!({
+            "name": skill.name,
+            "description": skill.description.as_deref().unwrap_or_default(),
+            "location": skill.location,
+            "content": skill.body,
+        })
+    });
+    Value::Array(list.collect())
 }
 
 /// `GET /vcs`: the checked-out branch, read from `.git/HEAD` of the worktree.

@@ -1,7 +1,8 @@
 //! Turns: a prompt becomes a turn with its own id, queued per session. One session runs one
 //! turn at a time (a fair lock, so prompts run in arrival order); different sessions run
-//! concurrently. A turn runs on its own task, so it goes on when the client that asked for it
-//! disconnects; its events are in the store either way.
+//! concurrently. A shell request is a turn too, refused while another runs or waits. A turn
+//! runs on its own task, so it goes on when the client that asked for it disconnects; its
+//! events are in the store either way.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,8 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use strata_agent::events::LoopEvent;
 use strata_agent::session::{Model, RunOptions, RunOutcome, Runner};
-use strata_protocol::wire::{PromptBody, ServerEvent};
+use strata_protocol::wire::{ModelChoice, PromptBody, ServerEvent};
 use strata_services::permission::Rule;
+use strata_services::process::ProcessIdentity;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -125,6 +127,15 @@ impl Turns {
     }
 }
 
+/// What a turn does.
+#[derive(Debug)]
+enum Work {
+    /// A prompt for the model.
+    Prompt(String),
+    /// A command the user runs.
+    Shell(String),
+}
+
 /// `trn_` + a process-wide counter + the time: unique in the process.
 fn turn_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -139,8 +150,6 @@ impl ServerCore {
         session_id: &str,
         body: PromptBody,
     ) -> Result<TurnHandle, CoreError> {
-        let session = self.session_row(session_id)?;
-        let entry = self.instance(&session.directory).await?;
         let text = body.text();
         if text.trim().is_empty() {
             return Err(CoreError::BadRequest(
@@ -149,8 +158,60 @@ impl ServerCore {
                     .into(),
             ));
         }
+        let (runner, directory) = self
+            .runner_for(session_id, body.agent.clone(), body.model.as_ref())
+            .await?;
+        let id = turn_id();
+        // Kept until the turn begins, so a successor can report it if this server dies first.
+        if let Some(me) = ProcessIdentity::current() {
+            self.store().queue_prompt(&id, session_id, &text, &me)?;
+        }
+        let slot = self.inner.turns.slot(session_id);
+        slot.waiting.fetch_add(1, Ordering::SeqCst);
+        let work = Work::Prompt(text);
+        Ok(self.spawn_turn(id, slot, session_id, directory, runner, work))
+    }
+
+    /// Runs `command` in the session as the user's own `bash` call, on its own task like a
+    /// turn; refused with [`CoreError::Busy`] while a turn runs or waits.
+    pub async fn shell(
+        &self,
+        session_id: &str,
+        command: &str,
+        agent: Option<String>,
+        model: Option<&ModelChoice>,
+    ) -> Result<TurnHandle, CoreError> {
+        if command.trim().is_empty() {
+            return Err(CoreError::BadRequest(
+                "command: the command is empty; send {\"command\":\"…\"}".into(),
+            ));
+        }
+        let (runner, directory) = self.runner_for(session_id, agent, model).await?;
+        let slot = self.inner.turns.slot(session_id);
+        // Claimed only when nothing runs or waits, so a prompt cannot slip in before it.
+        if slot
+            .waiting
+            .compare_exchange(0, 1, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            return Err(CoreError::Busy(session_id.to_string()));
+        }
+        let work = Work::Shell(command.to_string());
+        Ok(self.spawn_turn(turn_id(), slot, session_id, directory, runner, work))
+    }
+
+    /// The runner of a turn in the session: its instance's services, the model named (else
+    /// the config's), the agent named (else `build`) and the session's own rules.
+    async fn runner_for(
+        &self,
+        session_id: &str,
+        agent: Option<String>,
+        model: Option<&ModelChoice>,
+    ) -> Result<(Runner, String), CoreError> {
+        let session = self.session_row(session_id)?;
+        let entry = self.instance(&session.directory).await?;
         let services = entry.services.clone();
-        let model_id = match &body.model {
+        let model_id = match model {
             Some(m) => format!("{}/{}", m.provider_id, m.model_id),
             None => services.config.model.clone().ok_or_else(|| {
                 CoreError::BadRequest(
@@ -170,7 +231,7 @@ impl ServerCore {
             .and_then(|v| serde_json::from_value(v).ok())
             .unwrap_or_default();
         let options = RunOptions {
-            agent: body.agent.clone().unwrap_or_else(|| "build".into()),
+            agent: agent.unwrap_or_else(|| "build".into()),
             session_rules: rules,
             ..RunOptions::default()
         };
@@ -179,36 +240,54 @@ impl ServerCore {
             api_model,
             provider: Arc::from(provider),
         };
-        let runner = Runner::new(services, model, options);
+        Ok((
+            Runner::new(services, model, options),
+            entry.directory.clone(),
+        ))
+    }
 
-        let id = turn_id();
-        let slot = self.inner.turns.slot(session_id);
-        slot.waiting.fetch_add(1, Ordering::SeqCst);
+    /// Runs `work` on its own task once the session's earlier turns are done; the caller has
+    /// counted it in `slot.waiting`.
+    fn spawn_turn(
+        &self,
+        id: String,
+        slot: Arc<Slot>,
+        session_id: &str,
+        directory: String,
+        runner: Runner,
+        work: Work,
+    ) -> TurnHandle {
         let (done_tx, done) = oneshot::channel();
         let core = self.clone();
         let sid = session_id.to_string();
-        let directory = entry.directory.clone();
+        let turn = id.clone();
         tokio::spawn(async move {
-            let result = core.run_turn(&slot, &sid, &directory, &runner, &text).await;
+            let result = core
+                .run_turn(&turn, &slot, &sid, &directory, &runner, &work)
+                .await;
             slot.waiting.fetch_sub(1, Ordering::SeqCst);
             let _ = done_tx.send(result);
         });
-        Ok(TurnHandle {
+        TurnHandle {
             id,
             session_id: session_id.to_string(),
             done,
-        })
+        }
     }
 
     async fn run_turn(
         &self,
+        id: &str,
         slot: &Slot,
         session_id: &str,
         directory: &str,
         runner: &Runner,
-        text: &str,
+        work: &Work,
     ) -> Result<TurnEnd, CoreError> {
         let _turn = slot.queue.lock().await;
+        if matches!(work, Work::Prompt(_)) {
+            self.store().unqueue_prompt(id)?;
+        }
         let cancel = CancellationToken::new();
         let start = self.store().global_last()?;
         *lock(&slot.running) = Some(Running {
@@ -239,7 +318,10 @@ impl ServerCore {
                 }
             }
         });
-        let result = runner.run(session_id, text, cancel, Some(sink)).await;
+        let result = match work {
+            Work::Prompt(text) => runner.run(session_id, text, cancel, Some(sink)).await,
+            Work::Shell(command) => runner.shell(session_id, command, cancel, Some(sink)).await,
+        };
         let _ = deltas.await;
         *lock(&slot.running) = None;
         let report = result.map_err(|e| CoreError::Internal(e.to_string()))?;

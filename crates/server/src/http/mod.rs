@@ -1,8 +1,9 @@
-//! The axum side under the handlers: the state every handler gets, the layers (auth, CORS),
-//! the error body, the JSON extractor that names the bad field, the directory extractor and
-//! the SSE writer. The router that puts handlers and layers together is
+//! The axum side under the handlers: the state every handler gets, the layers (auth, CORS,
+//! the log of failed requests), the error body, the JSON extractor that names the bad field,
+//! the directory extractor and the SSE writer. The router that puts handlers and layers together is
 //! [`crate::routes::router`].
 
+pub(crate) mod access;
 pub(crate) mod auth;
 pub(crate) mod cors;
 pub mod dir;

@@ -1,6 +1,6 @@
-//! What clients read at start-up: paths, config, agents, providers, VCS, and the lists Strata
-//! has nothing for yet (commands, language servers, formatters, MCP status), answered empty in
-//! opencode's shapes so its TUI bootstraps.
+//! What clients read at start-up: paths, config, agents, providers, VCS, MCP status, skills,
+//! and the lists Strata has nothing for yet (commands, language servers, formatters), answered
+//! empty in opencode's shapes so its TUI bootstraps.
 
 use axum::extract::State;
 use axum::routing::get;
@@ -28,14 +28,16 @@ pub fn routes() -> Router<AppState> {
         .route("/command", get(empty_list))
         .route("/lsp", get(empty_list))
         .route("/formatter", get(empty_list))
-        .route("/skill", get(empty_list))
+        .route("/skill", get(skill))
         .route("/experimental/workspace", get(empty_list))
-        .route("/mcp", get(empty_map))
+        .route("/mcp", get(mcp))
         .route("/provider/auth", get(empty_map))
         .route("/experimental/resource", get(empty_map))
-        .route("/experimental/workspace/status", get(empty_map))
+        .route("/experimental/workspace/status", get(empty_list))
         .route("/experimental/capabilities", get(capabilities))
         .route("/experimental/console", get(console))
+        .route("/api/location", get(location))
+        .route("/api/skill", get(api_skill))
         .route("/api/{*rest}", get(located_empty))
 }
 
@@ -54,6 +56,10 @@ async fn config(State(s): State<AppState>, Directory(dir): Directory) -> Result 
 
 async fn agent(State(s): State<AppState>, Directory(dir): Directory) -> Result {
     Ok(Json(catalog::agents(&*s.core.instance(&dir).await?)))
+}
+
+async fn mcp(State(s): State<AppState>, Directory(dir): Directory) -> Result {
+    Ok(Json(catalog::mcp_status(&*s.core.instance(&dir).await?)))
 }
 
 async fn provider(State(s): State<AppState>, Directory(dir): Directory) -> Result {
@@ -114,15 +120,37 @@ async fn console() -> Json<Value> {
     Json(json!({"consoleManagedProviders": [], "switchableOrgCount": 0}))
 }
 
+async fn skill(State(s): State<AppState>, Directory(dir): Directory) -> Result {
+    Ok(Json(catalog::skills(&*s.core.instance(&dir).await?)))
+}
+
+/// `{directory, project: {id, directory}}`: where the newer `/api/*` routes say they answer
+/// from.
+fn located(directory: &str) -> Value {
+    json!({
+        "directory": directory,
+        "project": {"id": project_id(directory), "directory": directory},
+    })
+}
+
+async fn location(State(s): State<AppState>, Directory(dir): Directory) -> Result {
+    let entry = s.core.instance(&dir).await?;
+    Ok(Json(located(&entry.directory)))
+}
+
+async fn api_skill(State(s): State<AppState>, Directory(dir): Directory) -> Result {
+    let entry = s.core.instance(&dir).await?;
+    Ok(Json(json!({
+        "location": located(&entry.directory),
+        "data": catalog::skills(&entry),
+    })))
+}
+
 /// The newer `/api/*` catalog routes opencode's TUI also asks for: the project's location and
 /// an empty list (Strata serves the v1 routes).
 async fn located_empty(State(s): State<AppState>, Directory(dir): Directory) -> Result {
     let entry = s.core.instance(&dir).await?;
-    Ok(Json(json!({
-        "location": {
-            "directory": entry.directory,
-            "project": {"id": project_id(&entry.directory), "directory": entry.directory},
-        },
-        "data": [],
-    })))
+    Ok(Json(
+        json!({"location": located(&entry.directory), "data": []}),
+    ))
 }

@@ -1,5 +1,6 @@
-//! Messages: list, get one, prompt and wait for the turn (`POST /session/:id/message`), and
-//! prompt without waiting (`prompt_async`, 204 at once).
+//! Messages: list, get one, prompt and wait for the turn (`POST /session/:id/message`),
+//! prompt without waiting (`prompt_async`, 204 at once), and run a command as the user's own
+//! `bash` call (`shell`, 409 while the session is busy).
 
 use std::time::Duration;
 
@@ -8,7 +9,8 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
-use strata_protocol::wire::PromptBody;
+use strata_agent::session::RunOutcome;
+use strata_protocol::wire::{ModelChoice, PromptBody};
 
 use crate::core::MessageEntry;
 use crate::http::AppState;
@@ -24,6 +26,7 @@ pub fn routes() -> Router<AppState> {
         .route("/session/{id}/message", get(list).post(prompt))
         .route("/session/{id}/message/{message}", get(one))
         .route("/session/{id}/prompt_async", post(prompt_async))
+        .route("/session/{id}/shell", post(shell))
 }
 
 /// `?limit=`: the last N messages.
@@ -74,4 +77,41 @@ async fn prompt_async(
     // The turn runs on its own task; dropping the handle does not stop it.
     s.core.prompt(&id, body).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /session/:id/shell`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ShellBody {
+    pub command: String,
+    #[serde(default)]
+    pub agent: Option<String>,
+    #[serde(default)]
+    pub model: Option<ModelChoice>,
+}
+
+/// Runs the command as the user's own `bash` call and answers with the assistant message
+/// holding it, once it ended.
+async fn shell(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Body(body): Body<ShellBody>,
+) -> Result<Json<MessageEntry>, ApiFailure> {
+    s.core.session(&id)?;
+    let turn = s
+        .core
+        .shell(&id, &body.command, body.agent, body.model.as_ref())
+        .await?;
+    let end = turn.finished().await?;
+    if let RunOutcome::Failed { error } = end.outcome {
+        return Err(ApiFailure::bad_request(format!("command: {error}")));
+    }
+    s.core.hub().delivered(end.cursor, DELIVERY_WAIT).await;
+    let last = s.core.last_assistant(&id)?.ok_or_else(|| {
+        ApiFailure::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "UnknownError",
+            format!("the command in session {id} left no assistant message"),
+        )
+    })?;
+    Ok(Json(last))
 }

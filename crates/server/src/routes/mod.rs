@@ -18,7 +18,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::middleware;
 
 use crate::core::ServerCore;
-use crate::http::{AppState, BODY_LIMIT, HttpOptions, auth, cors, error};
+use crate::http::{AppState, BODY_LIMIT, HttpOptions, access, auth, cors, error};
 
 /// The whole API over `core`.
 pub fn router(core: ServerCore, options: HttpOptions) -> Router {
@@ -38,5 +38,6 @@ pub fn router(core: ServerCore, options: HttpOptions) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn_with_state(state.clone(), auth::require))
         .layer(middleware::from_fn_with_state(state.clone(), cors::apply))
+        .layer(middleware::from_fn(access::log_failures))
         .with_state(state)
 }

@@ -1,6 +1,5 @@
 //! Sessions: list, create (with permission rules), status, get, update, delete, children,
-//! fork, abort, todo, diff, revert, unrevert, shell, and the older per-session permission
-//! reply.
+//! fork, abort, todo, diff, revert, unrevert, and the older per-session permission reply.
 
 use std::collections::BTreeMap;
 
@@ -33,7 +32,6 @@ pub fn routes() -> Router<AppState> {
         .route("/session/{id}/revert", post(revert))
         .route("/session/{id}/unrevert", post(unrevert))
         .route("/session/{id}/abort", post(abort))
-        .route("/session/{id}/shell", post(shell))
         .route("/session/{id}/permissions/{permission}", post(old_reply))
 }
 
@@ -130,30 +128,6 @@ async fn abort(State(s): State<AppState>, Path(id): Path<String>) -> Result<bool
     s.core.session(&id)?;
     s.core.abort(&id);
     Ok(Json(true))
-}
-
-/// `POST /session/:id/shell`.
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-pub struct ShellBody {
-    pub command: String,
-    #[serde(default)]
-    pub agent: Option<String>,
-}
-
-async fn shell(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    Body(body): Body<ShellBody>,
-) -> Result<bool> {
-    s.core.session(&id)?;
-    if s.core.is_busy(&id) {
-        return Err(crate::core::CoreError::Busy(id).into());
-    }
-    Err(ApiFailure::bad_request(format!(
-        "command: running `{}` outside a turn is not supported by this server yet; send it as a \
-         prompt instead",
-        body.command
-    )))
 }
 
 /// The older per-session reply: `{"response": "once" | "always" | "reject"}`.

@@ -16,7 +16,8 @@ use strata_protocol::wire::{
 use crate::core::convert::VERSION;
 use crate::core::{MessageEntry, SessionUpdate};
 
-use super::session::{ForkBody, OldReplyBody, RevertBody, ShellBody};
+use super::message::ShellBody;
+use super::session::{ForkBody, OldReplyBody, RevertBody};
 
 type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
 
@@ -164,9 +165,9 @@ pub const ROUTES: &[Route] = &[
     r(
         "post",
         "/session/{id}/shell",
-        "Run a shell command (409 while busy)",
+        "Run a command as the user's own bash call (409 while busy)",
         Some(of::<ShellBody>),
-        Json(of::<bool>),
+        Json(of::<MessageEntry>),
     ),
     r(
         "post",
@@ -328,6 +329,20 @@ pub const ROUTES: &[Route] = &[
         "get",
         "/experimental/workspace/status",
         "Workspace status",
+        None,
+        Json(any),
+    ),
+    r(
+        "get",
+        "/api/location",
+        "The project's location",
+        None,
+        Json(any),
+    ),
+    r(
+        "get",
+        "/api/skill",
+        "Skills, with the project's location",
         None,
         Json(any),
     ),

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod auth;
+mod catalog;
 mod events;
 mod fixture;
 mod load;
@@ -11,4 +12,5 @@ mod load_bench;
 mod load_drive;
 mod permissions;
 mod routes;
+mod shell;
 mod undo;

@@ -252,3 +252,22 @@ async fn the_openapi_document_lists_every_route_with_schemas_from_the_types() {
     assert_eq!(create["$ref"], "#/components/schemas/SessionCreateBody");
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_user_message_names_the_model_it_was_sent_to() {
+    let s = server(vec![Turn::text("Hi.")]).start().await;
+    let id = s.session().await;
+    let answer = s
+        .post(&format!("/session/{id}/message"), Server::prompt("hello"))
+        .await;
+    assert_eq!(answer.status, StatusCode::OK, "{answer:?}");
+    let messages = s.get(&format!("/session/{id}/message")).await;
+    let user = &messages.body[0]["info"];
+    assert_eq!(user["role"], "user");
+    // opencode's clients read the model of the last user message back.
+    assert_eq!(
+        user["model"],
+        json!({"providerID": "openai", "modelID": "scripted-model"})
+    );
+    s.shutdown().await;
+}

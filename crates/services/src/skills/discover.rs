@@ -47,14 +47,7 @@ pub fn sources(
         (home.join(".claude").join("skills"), SkillSource::User),
         (home.join(".agents").join("skills"), SkillSource::User),
     ];
-    // From the worktree root down to the instance directory, so the nearest folder wins.
-    let mut project: Vec<&Path> = info
-        .directory
-        .ancestors()
-        .take_while(|dir| dir.starts_with(&info.worktree))
-        .collect();
-    project.reverse();
-    for dir in project {
+    for dir in info.project_dirs() {
         for folder in PROJECT_FOLDERS {
             out.push((dir.join(folder).join("skills"), SkillSource::Project));
         }

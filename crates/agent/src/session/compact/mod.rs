@@ -23,7 +23,7 @@ pub use summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
 use super::history::chat_history;
 use super::step::StepEnv;
 use crate::catalogue::{ModelInfo, ModelSettings};
-use crate::provider::{ChatMessage, ChatRequest, ProviderError, Reasoning, collect};
+use crate::provider::{ChatMessage, ProviderError, Reasoning, collect};
 use crate::store::{Message, Part, Role, StoreError, now_ms};
 
 /// The request for a summary, sent as the last user message.
@@ -152,14 +152,7 @@ pub async fn compact(
 
     // Tools are offered (Anthropic wants them declared when the history holds calls), but the
     // prompt asks for text only and any call is ignored.
-    let request = ChatRequest {
-        model: env.model.model_id.clone(),
-        system: env.system.to_string(),
-        messages: history,
-        tools: env.tools.to_vec(),
-        max_tokens: env.max_tokens,
-        reasoning: Reasoning::default(),
-    };
+    let request = env.request(history, Reasoning::default());
     let cancel = env.cancel.child_token();
     let result = tokio::select! {
         r = async {

@@ -1,0 +1,132 @@
+//! A command the user runs in a session without the model (the shell request of opencode's
+//! clients): a user message saying so, then an assistant message holding one `bash` call that
+//! goes through the normal tool path — the agent's and the session's permission rules, the
+//! tool's wrapper, every state of the part stored with its event. The model is not called;
+//! the call and its output are in the conversation the next prompt sends.
+
+use std::sync::Mutex;
+
+use serde_json::json;
+use strata_protocol::event::SessionStatus;
+use strata_protocol::message::UserMessage;
+use strata_protocol::part::TextPart;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use super::RunError;
+use super::execute::{CallEnd, CallEnv, execute, prepare};
+use super::parts::ModelRef;
+use super::record::Recorder;
+use super::runner::{RunOutcome, RunReport, Runner};
+use super::step_message::StepMessage;
+use crate::doom::DoomGuard;
+use crate::events::LoopEvent;
+use crate::provider::{FinishReason, ToolCall};
+use crate::store::{Role, now_ms};
+
+/// The tool a shell request runs.
+pub const SHELL_TOOL: &str = "bash";
+
+/// What the user message of a shell request says (the model reads it with the call).
+fn announcement(command: &str) -> String {
+    format!("I ran this command myself; its call and output follow:\n{command}")
+}
+
+impl Runner {
+    /// Runs `command` in session `session_id` as the user's own `bash` call; the report's text
+    /// is the call's output. What a killed earlier run left is closed first, as for a turn.
+    /// Without a `bash` tool the outcome is `Failed` and nothing is recorded.
+    pub async fn shell(
+        &self,
+        session_id: &str,
+        command: &str,
+        cancel: CancellationToken,
+        sink: Option<UnboundedSender<LoopEvent>>,
+    ) -> Result<RunReport, RunError> {
+        let s = &self.services;
+        let agent = self.agent(&self.options.agent)?;
+        let ruleset = self.ruleset(&agent)?;
+        let Some(bash) = s.registry.get(SHELL_TOOL) else {
+            // Nothing recorded: there is nothing to show for it.
+            return Ok(RunReport {
+                session_id: session_id.to_string(),
+                outcome: RunOutcome::Failed {
+                    error: format!(
+                        "the `{SHELL_TOOL}` tool is not available in this project, so the \
+                         command cannot be run"
+                    ),
+                },
+                steps: 0,
+                text: String::new(),
+            });
+        };
+        crate::recover::recover_session(&s.store, session_id)?;
+        let _owner = crate::owned::RunGuard::begin(&s.store, session_id)?;
+        let model = &self.model;
+        let model_ref = ModelRef {
+            provider_id: model.provider.name().to_string(),
+            model_id: model.api_model.clone(),
+        };
+        let rec = Recorder::new(s.store.clone(), session_id, sink);
+        let user = UserMessage::new(now_ms(), &agent.name)
+            .sent_to(&model_ref.provider_id, &model_ref.model_id);
+        let user = rec.message(Role::User, &user)?;
+        rec.part(
+            &user.id,
+            None,
+            &TextPart::user(&announcement(command)).into(),
+        )?;
+        rec.status(SessionStatus::Busy)?;
+
+        let step = StepMessage::open(&rec, &agent.name, &model_ref)?;
+        let surface = [bash];
+        let doom = Mutex::new(DoomGuard::new());
+        let env = CallEnv {
+            recorder: &rec,
+            surface: &surface,
+            invalid: None,
+            permission: &s.permission,
+            ruleset: &ruleset,
+            agent: &agent.name,
+            model: &model.api_model,
+            plan_file: None,
+            continue_on_deny: false,
+            doom: &doom,
+            early_calls: false,
+            cancel: &cancel,
+        };
+        let call = ToolCall {
+            id: format!("shell_{}", user.id),
+            name: SHELL_TOOL.into(),
+            arguments: json!({"command": command}).to_string(),
+        };
+        let pending = prepare(&env, step.id(), "", &call);
+        let part = rec.part(step.id(), None, &pending.part.clone().into())?;
+        let prepared = super::execute::Prepared {
+            part_id: part.id,
+            ..pending
+        };
+        let result = execute(&env, prepared).await?;
+        step.finish(&rec, &FinishReason::Stop, None, 0.0)?;
+        let outcome = match result.end {
+            CallEnd::Cancelled => {
+                rec.error(
+                    "MessageAbortedError",
+                    "The command was cancelled by the user.",
+                )?;
+                RunOutcome::Cancelled
+            }
+            CallEnd::Halted => RunOutcome::Stopped {
+                reason: result.output.clone(),
+            },
+            CallEnd::Completed | CallEnd::Failed => RunOutcome::Completed,
+        };
+        rec.status(SessionStatus::Idle)?;
+        Ok(RunReport {
+            session_id: session_id.to_string(),
+            outcome,
+            steps: 0,
+            text: result.output,
+        })
+    }
+}
