@@ -46,5 +46,5 @@ for server in $SERVERS; do
   STRATA_BIN="$STRATA_BIN" BENCH_SERVER="$server" BENCH_RUNS="${RUNS:-3}" \
     BENCH_SESSIONS="${SESSIONS:-50}" BENCH_CLIENTS="${CLIENTS:-20}" \
     cargo test --release -p strata-server --test all bench_serve_load -- --ignored --nocapture \
-    --test-threads 1 2>&1 | grep '^bench:'
+    --test-threads 1 2>&1 | grep -o 'bench:.*'
 done
