@@ -28,7 +28,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -91,8 +91,15 @@ struct Shared {
     /// Standing answers: a request whose body contains the needle gets the turn, and the
     /// script is left as it is.
     rules: Mutex<Vec<(String, Turn)>>,
+    /// Consulted before everything else: `(request number, body)` → the answer, if any.
+    responder: Mutex<Option<Responder>>,
+    /// `(request number, when its streamed body ended)`, in the order the bodies ended.
+    ends: Mutex<Vec<(usize, Instant)>>,
     stop: CancellationToken,
 }
+
+/// A function that picks the answer to a request from its number (from 1) and body.
+pub type Responder = Arc<dyn Fn(usize, &Value) -> Option<Turn> + Send + Sync>;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panicking test thread must not hide the recorded requests from the others.
@@ -146,6 +153,8 @@ impl ModelServer {
             hangs_released: AtomicUsize::new(0),
             bytes_per_token: AtomicUsize::new(0),
             rules: Mutex::new(Vec::new()),
+            responder: Mutex::new(None),
+            ends: Mutex::new(Vec::new()),
             stop: CancellationToken::new(),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
@@ -224,6 +233,23 @@ impl ModelServer {
     /// the script (e.g. the summary requests of compaction, whenever they come).
     pub fn answer_when(&self, needle: &str, turn: Turn) {
         lock(&self.shared.rules).push((needle.to_string(), turn));
+    }
+
+    /// Answers every request for which `responder` returns a turn, before any rule, route or
+    /// script is consulted; it gets the request's number (from 1, as in
+    /// [`ends`](Self::ends)) and its JSON body. For load tests whose answers follow from the
+    /// conversation so far rather than from a fixed order.
+    pub fn respond_with(
+        &self,
+        responder: impl Fn(usize, &Value) -> Option<Turn> + Send + Sync + 'static,
+    ) {
+        *lock(&self.shared.responder) = Some(Arc::new(responder));
+    }
+
+    /// When each streamed response handed its last byte to the connection:
+    /// `(request number, instant)`, in the order they ended.
+    pub fn ends(&self) -> Vec<(usize, Instant)> {
+        lock(&self.shared.ends).clone()
     }
 
     /// Turns not yet served.
@@ -326,8 +352,12 @@ async fn handle(
         .iter()
         .find(|(needle, _)| text.contains(needle.as_str()))
         .map(|(_, turn)| turn.clone());
+    let responder = lock(&shared.responder).clone();
+    let responded = responder.and_then(|f| f(n, &body));
     let first_user = first_user_text(&body);
-    let routed = {
+    let routed = if responded.is_some() {
+        None
+    } else {
         let mut routes = lock(&shared.routes);
         routes
             .iter_mut()
@@ -344,7 +374,9 @@ async fn handle(
                 ),
             );
         }
-        None => ruled.or_else(|| lock(&shared.script).pop_front()),
+        None => responded
+            .or(ruled)
+            .or_else(|| lock(&shared.script).pop_front()),
     };
     let Some(turn) = next else {
         let total = shared.scripted.load(Ordering::SeqCst);
@@ -386,7 +418,7 @@ async fn handle(
                 Turn::Paced { pause, .. } => Some(pause.clone()),
                 _ => None,
             };
-            sse(frames_body(frames, cut, pause, shared.stop.clone()))
+            sse(frames_body(frames, cut, pause, shared.clone(), n))
         }
     }
 }
@@ -417,8 +449,10 @@ fn frames_body(
     frames: Vec<String>,
     cut: bool,
     pause: Option<Pause>,
-    stop: CancellationToken,
+    shared: Arc<Shared>,
+    n: usize,
 ) -> Body {
+    let stop = shared.stop.clone();
     let mut items: VecDeque<Result<String, std::io::Error>> = frames.into_iter().map(Ok).collect();
     if cut {
         items.push_back(Err(std::io::Error::new(
@@ -431,9 +465,13 @@ fn frames_body(
         move |(mut items, mut paused)| {
             let pause = pause.clone();
             let stop = stop.clone();
+            let shared = shared.clone();
             async move {
                 tokio::task::yield_now().await;
-                let mut item = items.pop_front()?;
+                let Some(mut item) = items.pop_front() else {
+                    lock(&shared.ends).push((n, Instant::now()));
+                    return None;
+                };
                 while matches!(&item, Ok(f) if f == wire::PAUSE_FRAME) {
                     if let Some(pause) = &pause {
                         tokio::select! { () = pause.wait(paused) => {} () = stop.cancelled() => {} }

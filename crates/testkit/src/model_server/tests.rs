@@ -196,3 +196,28 @@ fn a_hang_sends_headers_and_is_released_when_the_client_leaves() {
         || server.hangs_released() == 1,
     );
 }
+
+#[test]
+fn a_responder_answers_first_and_each_streamed_body_records_its_end() {
+    let server = ModelServer::start(vec![Turn::text("from the script")]);
+    server.route("routed", vec![Turn::text("from the route")]);
+    server.respond_with(|n, body| {
+        (body["model"] == "m-1").then(|| Turn::text(format!("answer {n}")))
+    });
+    let raw = post(&server, OPENAI_PATH, OPENAI_BODY);
+    assert!(raw.contains(r#""content":"answ""#), "{raw}");
+    // The responder declines: the script answers, and nothing was taken from the route.
+    let other = OPENAI_BODY.replace("m-1", "m-2");
+    let raw = post(&server, OPENAI_PATH, &other);
+    assert!(raw.contains(r#""content":"from""#), "{raw}");
+    assert_eq!(
+        (server.remaining(), server.route_remaining("routed")),
+        (0, 1)
+    );
+    poll_until("both ends", Duration::from_secs(5), || {
+        server.ends().len() == 2
+    });
+    let ends = server.ends();
+    assert_eq!(ends.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec![1, 2]);
+    assert!(ends[0].1 <= ends[1].1);
+}
