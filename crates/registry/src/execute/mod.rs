@@ -212,6 +212,11 @@ impl Execute {
                 Some(bridge) = rx.recv() => {
                     n += 1;
                     let answer = self.inner_call(&req, &bridge, n, &mut attachments).await;
+                    // A cancellation that ended the inner call must reach the script before the
+                    // call's error does, or the script could finish as if the tool had failed.
+                    if abort.is_cancelled() {
+                        cancelled.store(true, Ordering::Relaxed);
+                    }
                     let _ = bridge.reply.send(answer);
                 }
             }
