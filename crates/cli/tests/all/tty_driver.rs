@@ -114,9 +114,14 @@ impl Tty {
         out
     }
 
-    /// Waits up to `limit` for `text` on screen.
+    /// Waits up to `limit` for `text` on screen. Runs of white space count as one space: a
+    /// cursor move inside a line reads as a gap whose width the drawing decides.
     pub(crate) fn wait_for(&self, text: &str, limit: Duration) -> bool {
-        poll_within_blocking(limit, || self.plain().contains(text).then_some(())).is_some()
+        let want = squeeze(text);
+        poll_within_blocking(limit, || {
+            squeeze(&self.plain()).contains(&want).then_some(())
+        })
+        .is_some()
     }
 
     /// Waits up to `limit` for the program to exit.
@@ -259,6 +264,11 @@ fn osc_reply(body: &str) -> Option<String> {
 }
 
 /// `bytes` with CSI/OSC/DCS sequences dropped; a cursor move becomes a space.
+/// `s` with every run of white space made one space.
+fn squeeze(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 pub(crate) fn plain(bytes: &[u8]) -> String {
     let s = String::from_utf8_lossy(bytes);
     let mut out = String::new();
