@@ -24,4 +24,6 @@ mod e2e_skills;
 mod e2e_task;
 mod e2e_telemetry;
 mod e2e_todo_question;
+mod e2e_tui;
 mod e2e_web;
+mod tui_transports;

@@ -6,6 +6,7 @@
 mod auth;
 mod events;
 mod fixture;
+mod local;
 mod permissions;
 mod routes;
 mod undo;
