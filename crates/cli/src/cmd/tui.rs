@@ -48,7 +48,8 @@ pub(crate) async fn attach(args: AttachArgs) -> u8 {
 
 /// `strata`: the UI on a server core of its own for `dir` (default: the current directory),
 /// driven in-process: no port is opened and no password is needed. When the UI ends, the core
-/// shuts down (running turns are cancelled, their processes killed).
+/// shuts down (running turns are cancelled, their processes killed). `STRATA_TUI_TRACE=FILE`
+/// appends one line per frame to FILE (draw time, key-to-frame time), for `bench/tui.sh`.
 pub(crate) async fn local(dir: Option<PathBuf>, session: Option<String>) -> u8 {
     let dir = match project_dir(dir) {
         Ok(d) => d,
