@@ -175,7 +175,13 @@ impl Client for LocalClient {
         let mut frames = self.local.events(None);
         let (tx, rx) = mpsc::channel(1024);
         tokio::spawn(async move {
-            while let Some(item) = frames.recv().await {
+            loop {
+                // Ends when the UI drops its receiver, even while no event comes.
+                let item = tokio::select! {
+                    () = tx.closed() => return,
+                    item = frames.recv() => item,
+                };
+                let Some(item) = item else { return };
                 let event = match item {
                     LocalEvent::Connected => ClientEvent::Connected,
                     LocalEvent::Frame(frame) => ClientEvent::Event(from_wire(Decoded::Known(
