@@ -141,31 +141,10 @@ fn media(attachments: &[Attachment]) -> Vec<Media> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use super::*;
-
-    fn message(id: &str, role: Role, data: Value) -> Message {
-        Message {
-            id: id.into(),
-            session_id: "s".into(),
-            role,
-            created_ms: 0,
-            data,
-        }
-    }
-
-    fn part(message: &str, seq: i64, kind: &str, data: Value) -> Part {
-        Part {
-            id: format!("p{message}{seq}"),
-            message_id: message.into(),
-            session_id: "s".into(),
-            seq,
-            kind: kind.into(),
-            data,
-            updated_ms: 0,
-        }
-    }
+    use crate::session::rows::{message, part};
 
     #[test]
     fn calls_become_results_and_replaced_attempts_are_left_out() {

@@ -33,6 +33,8 @@ pub mod inflight;
 pub mod parts;
 pub mod prompt;
 pub mod record;
+#[cfg(test)]
+mod rows;
 pub mod runner;
 pub mod schedule;
 mod spans;

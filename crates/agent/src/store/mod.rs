@@ -17,6 +17,7 @@
 mod ids;
 mod read;
 mod revert;
+mod rows;
 mod runs;
 mod schema;
 mod server;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::{Value, json};
 
+use super::rows::{EVENT_COLUMNS, PART_COLUMNS, event_of, json_of, part_of, raw_event, raw_part};
 use super::types::{Event, Message, Part, Role, Session, StoreError};
 use super::{SqlResult, Store};
 
@@ -19,14 +20,6 @@ fn session_row(r: &Row<'_>) -> rusqlite::Result<Session> {
         created_ms: r.get(3)?,
         updated_ms: r.get(4)?,
         parent_id: r.get(5)?,
-    })
-}
-
-pub(super) fn json_of(path: &Path, table: &'static str, text: &str) -> Result<Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
-        path: path.to_path_buf(),
-        table,
-        detail: format!("a data column is not JSON: {e}"),
     })
 }
 
@@ -155,38 +148,16 @@ impl Store {
             )
             .and_then(|mut s| s.query_map([session_id], raw_message)?.collect())
             .op(path, "reading messages")?;
-        type RawPart = (String, String, i64, String, String, i64);
-        let raw_parts: Vec<RawPart> = conn
-            .prepare(
-                "SELECT id, message_id, seq, kind, data, updated_ms FROM parts
-                 WHERE session_id = ?1 ORDER BY message_id, seq",
-            )
-            .and_then(|mut s| {
-                s.query_map([session_id], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                    ))
-                })?
-                .collect()
-            })
+        let raw_parts: Vec<_> = conn
+            .prepare(&format!(
+                "SELECT {PART_COLUMNS} FROM parts WHERE session_id = ?1 ORDER BY message_id, seq"
+            ))
+            .and_then(|mut s| s.query_map([session_id], raw_part)?.collect())
             .op(path, "reading parts")?;
         let mut parts: HashMap<String, Vec<Part>> = HashMap::new();
-        for (id, message_id, seq, kind, data, updated_ms) in raw_parts {
-            let part = Part {
-                id,
-                message_id: message_id.clone(),
-                session_id: session_id.to_string(),
-                seq,
-                kind,
-                data: json_of(path, "parts", &data)?,
-                updated_ms,
-            };
-            parts.entry(message_id).or_default().push(part);
+        for raw in raw_parts {
+            let part = part_of(path, raw)?;
+            parts.entry(part.message_id.clone()).or_default().push(part);
         }
         raw.into_iter()
             .map(|r| {
@@ -200,30 +171,17 @@ impl Store {
     /// Events of the session with `seq > after_seq`, in order (`after_seq = 0`: all of them).
     pub fn events_since(&self, session_id: &str, after_seq: i64) -> Result<Vec<Event>, StoreError> {
         let path = self.path();
-        let raw: Vec<(i64, String, String, i64)> = self
+        let raw: Vec<_> = self
             .conn()
-            .prepare(
-                "SELECT seq, kind, data, created_ms FROM events
-                 WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
-            )
+            .prepare(&format!(
+                "SELECT {EVENT_COLUMNS} FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq"
+            ))
             .and_then(|mut s| {
-                s.query_map(params![session_id, after_seq], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                })?
-                .collect()
+                s.query_map(params![session_id, after_seq], raw_event)?
+                    .collect()
             })
             .op(path, "reading events")?;
-        raw.into_iter()
-            .map(|(seq, kind, data, created_ms)| {
-                Ok(Event {
-                    session_id: session_id.to_string(),
-                    seq,
-                    kind,
-                    data: json_of(path, "events", &data)?,
-                    created_ms,
-                })
-            })
-            .collect()
+        raw.into_iter().map(|r| event_of(path, r)).collect()
     }
 
     /// The session as one JSON document: `{"info": session, "messages": [{"info", "parts"}]}`.

@@ -5,7 +5,8 @@
 use rusqlite::{OptionalExtension, params};
 use serde_json::{Value, json};
 
-use super::read::{json_of, load_session};
+use super::read::load_session;
+use super::rows::{EVENT_COLUMNS, PART_COLUMNS, event_of, json_of, part_of, raw_event, raw_part};
 use super::types::{Event, Part, StoreError};
 use super::{SqlResult, Store};
 
@@ -29,37 +30,21 @@ impl Store {
     ) -> Result<Vec<GlobalEvent>, StoreError> {
         let path = self.path();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let raw: Vec<(i64, String, i64, String, String, i64)> = self
+        let raw: Vec<(i64, _)> = self
             .conn()
-            .prepare(
-                "SELECT gseq, session_id, seq, kind, data, created_ms FROM events
-                 WHERE gseq > ?1 ORDER BY gseq LIMIT ?2",
-            )
+            .prepare(&format!(
+                "SELECT {EVENT_COLUMNS}, gseq FROM events WHERE gseq > ?1 ORDER BY gseq LIMIT ?2"
+            ))
             .and_then(|mut s| {
-                s.query_map(params![after, limit], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                    ))
-                })?
-                .collect()
+                s.query_map(params![after, limit], |r| Ok((r.get(5)?, raw_event(r)?)))?
+                    .collect()
             })
             .op(path, "reading events in global order")?;
         raw.into_iter()
-            .map(|(gseq, session_id, seq, kind, data, created_ms)| {
+            .map(|(gseq, raw)| {
                 Ok(GlobalEvent {
                     gseq,
-                    event: Event {
-                        session_id,
-                        seq,
-                        kind,
-                        data: json_of(path, "events", &data)?,
-                        created_ms,
-                    },
+                    event: event_of(path, raw)?,
                 })
             })
             .collect()
@@ -139,44 +124,17 @@ impl Store {
     /// Tool parts still `pending` or `running`: left behind by a process that stopped mid-call.
     pub fn unfinished_tool_parts(&self) -> Result<Vec<Part>, StoreError> {
         let path = self.path();
-        let raw: Vec<(String, String, String, i64, String, String, i64)> = self
+        let raw: Vec<_> = self
             .conn()
-            .prepare(
-                "SELECT id, message_id, session_id, seq, kind, data, updated_ms FROM parts
+            .prepare(&format!(
+                "SELECT {PART_COLUMNS} FROM parts
                  WHERE kind = 'tool'
                    AND json_extract(data, '$.state.status') IN ('pending', 'running')
-                 ORDER BY session_id, message_id, seq",
-            )
-            .and_then(|mut s| {
-                s.query_map([], |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                    ))
-                })?
-                .collect()
-            })
+                 ORDER BY session_id, message_id, seq"
+            ))
+            .and_then(|mut s| s.query_map([], raw_part)?.collect())
             .op(path, "finding unfinished tool calls")?;
-        raw.into_iter()
-            .map(
-                |(id, message_id, session_id, seq, kind, data, updated_ms)| {
-                    Ok(Part {
-                        id,
-                        message_id,
-                        session_id,
-                        seq,
-                        kind,
-                        data: json_of(path, "parts", &data)?,
-                        updated_ms,
-                    })
-                },
-            )
-            .collect()
+        raw.into_iter().map(|r| part_of(path, r)).collect()
     }
 
     /// Sessions whose latest `session.status` event is not `idle`: a turn was running when its

@@ -70,15 +70,32 @@ pub(crate) fn anthropic_runner(t: &TestInstance, server: &ModelServer, opts: Run
     runner_for(t, Arc::new(provider), "anthropic/scripted-model", opts)
 }
 
+/// A runner over the instance graph's own services (its store, live runs and subagents), wired
+/// as in production.
+pub(crate) fn graph_runner(t: &TestInstance, server: &ModelServer, opts: RunOptions) -> Runner {
+    let services = LoopServices::from_context(t.context()).unwrap();
+    let provider = OpenAiCompatible::new(server.url(), None).unwrap();
+    runner_with(services, Arc::new(provider), MODEL, opts)
+}
+
 fn runner_for(
     t: &TestInstance,
     provider: Arc<dyn Provider>,
     model: &str,
     opts: RunOptions,
 ) -> Runner {
+    runner_with(services(t), provider, model, opts)
+}
+
+fn runner_with(
+    services: LoopServices,
+    provider: Arc<dyn Provider>,
+    model: &str,
+    opts: RunOptions,
+) -> Runner {
     let api_model = model.split_once('/').map_or(model, |(_, m)| m).to_string();
     Runner::new(
-        services(t),
+        services,
         Model {
             id: model.to_string(),
             api_model,

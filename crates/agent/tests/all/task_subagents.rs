@@ -1,38 +1,18 @@
 //! `task`: subagents as child sessions, end to end on the scripted model. Each child is
 //! answered by a script of its own, routed by its first user message (the task's prompt).
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 use strata_agent::events::LoopEvent;
-use strata_agent::provider::OpenAiCompatible;
-use strata_agent::session::{
-    LoopServices, Model, RunOptions, RunOutcome, Runner, SessionTarget, open_session,
-};
+use strata_agent::session::{LoopServices, RunOutcome, SessionTarget};
 use strata_agent::store::Store;
 use strata_testkit::model_server::{ModelServer, Turn, call};
-use strata_testkit::{TestInstance, await_with_timeout, poll_with_timeout};
+use strata_testkit::{TestInstance, poll_with_timeout};
 use tokio_util::sync::CancellationToken;
 
-use crate::loop_support::{LIMIT, MODEL, options, tool_parts};
+use crate::loop_support::{LIMIT, MODEL, graph_runner, options, run_in, tool_parts};
 
 fn instance() -> strata_testkit::TestInstanceBuilder {
     TestInstance::builder().graph(strata_agent::production())
-}
-
-/// A runner over the instance's own services (the agent graph's store and live runs).
-fn runner(t: &TestInstance, server: &ModelServer, opts: RunOptions) -> Runner {
-    let services = LoopServices::from_context(t.context()).unwrap();
-    let provider = OpenAiCompatible::new(server.url(), None).unwrap();
-    Runner::new(
-        services,
-        Model {
-            id: MODEL.into(),
-            api_model: "scripted-model".into(),
-            provider: Arc::new(provider),
-        },
-        opts,
-    )
 }
 
 fn store(t: &TestInstance) -> Store {
@@ -42,39 +22,6 @@ fn store(t: &TestInstance) -> Store {
 fn task(id: &str, description: &str, prompt: &str, agent: &str) -> (String, String, String) {
     let args = json!({"description": description, "prompt": prompt, "subagent_type": agent});
     call(id, "task", &args.to_string())
-}
-
-struct Ran {
-    outcome: RunOutcome,
-    session_id: String,
-    heard: Vec<LoopEvent>,
-}
-
-async fn run_in(
-    t: &TestInstance,
-    runner: &Runner,
-    target: SessionTarget,
-    message: &str,
-    cancel: CancellationToken,
-) -> Ran {
-    let session = open_session(&store(t), t.dir(), &target).unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let report = await_with_timeout(
-        "the parent run to end",
-        LIMIT,
-        runner.run(&session.id, message, cancel, Some(tx)),
-    )
-    .await
-    .unwrap();
-    let mut heard = Vec::new();
-    while let Ok(e) = rx.try_recv() {
-        heard.push(e);
-    }
-    Ran {
-        outcome: report.outcome,
-        session_id: session.id,
-        heard,
-    }
 }
 
 /// The children of `parent`, oldest first.
@@ -112,9 +59,9 @@ async fn a_child_session_answers_from_its_own_script_and_reports_back() {
                 Turn::text("parent done"),
             ]);
             server.route("CHILD-A", vec![Turn::text("It is in strata.json.")]);
-            let runner = runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let ran = run_in(&t, &runner, SessionTarget::New, "delegate", Default::default()).await;
-            assert_eq!(ran.outcome, RunOutcome::Completed);
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
 
             let store = store(&t);
             let kids = children(&store, &ran.session_id);
@@ -182,7 +129,7 @@ async fn an_unknown_subagent_type_is_an_error_and_the_parent_goes_on() {
                 Turn::ToolCalls(vec![task("c1", "Do it", "CHILD-X: go", "nosuchagent")]),
                 Turn::text("fine"),
             ]);
-            let runner = runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let ran = run_in(
                 &t,
                 &runner,
@@ -191,7 +138,7 @@ async fn an_unknown_subagent_type_is_an_error_and_the_parent_goes_on() {
                 Default::default(),
             )
             .await;
-            assert_eq!(ran.outcome, RunOutcome::Completed);
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
             let store = store(&t);
             let parts = tool_parts(&store, &ran.session_id);
             assert_eq!(parts[0]["state"]["status"], "error");
@@ -220,7 +167,7 @@ async fn a_child_cannot_start_its_own_subagents_past_the_depth_limit() {
                 Turn::ToolCalls(vec![task("c1", "Go deeper", "CHILD-D: more", "explore")]),
                 Turn::text("stopped"),
             ]);
-            let runner = runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let ran = run_in(
                 &t,
                 &runner,
@@ -229,7 +176,7 @@ async fn a_child_cannot_start_its_own_subagents_past_the_depth_limit() {
                 Default::default(),
             )
             .await;
-            assert_eq!(ran.outcome, RunOutcome::Completed);
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
             let parts = tool_parts(&store, &child.id);
             let error = output(&parts[0]);
             assert!(
@@ -278,9 +225,9 @@ async fn two_task_calls_in_one_step_run_at_the_same_time() {
                     Turn::text("B done"),
                 ],
             );
-            let runner = runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let ran = run_in(&t, &runner, SessionTarget::New, "both", Default::default()).await;
-            assert_eq!(ran.outcome, RunOutcome::Completed);
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
             let store = store(&t);
             let kids = children(&store, &ran.session_id);
             assert_eq!(kids.len(), 2);
@@ -321,7 +268,7 @@ async fn cancelling_the_parent_cancels_the_child() {
                 "general",
             )])]);
             server.route("CHILD-H", vec![Turn::Hang]);
-            let runner = runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let cancel = CancellationToken::new();
             let stop = async {
                 poll_with_timeout("the child's model request", LIMIT, || async {
@@ -334,7 +281,7 @@ async fn cancelling_the_parent_cancels_the_child() {
                 run_in(&t, &runner, SessionTarget::New, "go", cancel.clone()),
                 stop
             );
-            assert_eq!(ran.outcome, RunOutcome::Cancelled);
+            assert_eq!(ran.report.outcome, RunOutcome::Cancelled);
             let store = store(&t);
             let kids = children(&store, &ran.session_id);
             assert_eq!(kids.len(), 1);
@@ -369,9 +316,13 @@ async fn a_failing_child_comes_back_as_an_error_block() {
                     r#"{"error":{"message":"the script refuses"}}"#.into(),
                 )],
             );
-            let runner = runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let ran = run_in(&t, &runner, SessionTarget::New, "try", Default::default()).await;
-            assert_eq!(ran.outcome, RunOutcome::Completed, "the parent goes on");
+            assert_eq!(
+                ran.report.outcome,
+                RunOutcome::Completed,
+                "the parent goes on"
+            );
             let store = store(&t);
             let child = &children(&store, &ran.session_id)[0];
             let parts = tool_parts(&store, &ran.session_id);
@@ -402,9 +353,9 @@ async fn task_id_resumes_the_same_child_with_its_history() {
                 "CHILD-R",
                 vec![Turn::text("noted"), Turn::text("it was 42")],
             );
-            let runner = runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let first = run_in(&t, &runner, SessionTarget::New, "one", Default::default()).await;
-            assert_eq!(first.outcome, RunOutcome::Completed);
+            assert_eq!(first.report.outcome, RunOutcome::Completed);
             let store = store(&t);
             let child = children(&store, &first.session_id)[0].clone();
             let args = json!({"description": "Recall", "prompt": "what was it?",
@@ -419,7 +370,7 @@ async fn task_id_resumes_the_same_child_with_its_history() {
                 Default::default(),
             )
             .await;
-            assert_eq!(second.outcome, RunOutcome::Completed);
+            assert_eq!(second.report.outcome, RunOutcome::Completed);
             assert_eq!(children(&store, &first.session_id).len(), 1, "no new child");
             let parts = tool_parts(&store, &first.session_id);
             assert_eq!(
@@ -457,7 +408,7 @@ async fn the_description_lists_the_subagents_the_caller_may_start() {
         }))
         .run(|t| async move {
             let server = ModelServer::start(vec![]);
-            let runner = runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let surface = runner.surface().unwrap();
             let task = surface.iter().find(|t| t.id == "task").unwrap();
             let mut settings = insta::Settings::clone_current();

@@ -4,12 +4,9 @@
 //! answer it.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail by panicking
 
-use std::sync::Arc;
-
 use crate::loop_support::*;
 use serde_json::{Value, json};
-use strata_agent::provider::OpenAiCompatible;
-use strata_agent::session::{LoopServices, Model, RunOptions, RunOutcome, Runner};
+use strata_agent::session::{RunOptions, RunOutcome};
 use strata_agent::store::{Store, kinds};
 use strata_registry::rules::non_interactive_rules;
 use strata_services::question::{Question, QuestionEvent};
@@ -23,21 +20,6 @@ fn todos_args(items: &[(&str, &str, &str)]) -> String {
         .map(|(c, s, p)| json!({"content": c, "status": s, "priority": p}))
         .collect();
     json!({ "todos": todos }).to_string()
-}
-
-/// A runner over the instance's own services (the agent's graph: its store keeps the lists).
-fn agent_runner(t: &TestInstance, server: &ModelServer, opts: RunOptions) -> Runner {
-    let services = LoopServices::from_context(t.context()).unwrap();
-    let provider = OpenAiCompatible::new(server.url(), None).unwrap();
-    Runner::new(
-        services,
-        Model {
-            id: MODEL.into(),
-            api_model: "scripted-model".into(),
-            provider: Arc::new(provider),
-        },
-        opts,
-    )
 }
 
 #[tokio::test]
@@ -63,7 +45,7 @@ async fn todowrite_keeps_the_list_in_the_session_with_an_event_the_front_end_hea
                 Turn::tool_call("c2", "todowrite", &second),
                 Turn::text("on it"),
             ]);
-            let runner = agent_runner(&t, &server, options());
+            let runner = graph_runner(&t, &server, options());
             let ran = run(&t, &runner, "plan and build").await;
             assert_eq!(ran.report.outcome, RunOutcome::Completed);
             let store = t.get::<Store>();

@@ -4,6 +4,7 @@
 
 use std::io::Read;
 
+use strata_services::process::live_members;
 use strata_testkit::model_server::{ModelServer, Turn};
 use strata_testkit::poll_within_blocking;
 
@@ -21,27 +22,7 @@ fn sleeping_call() -> Turn {
 
 /// Pids of the live (not zombie) processes in process group `pgid`.
 fn members(pgid: i32) -> Vec<i32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some(close) = stat.rfind(')') else {
-            continue;
-        };
-        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-        if fields.len() > 2 && fields[2] == pgid.to_string() && fields[0] != "Z" {
-            out.push(pid);
-        }
-    }
-    out
+    live_members(pgid).expect("/proc is readable")
 }
 
 /// Waits until the bash call's group runs its `sleep`, and returns the group id; stops the
@@ -65,6 +46,18 @@ fn wait_for_group(p: &Project, child: &mut std::process::Child) -> i32 {
     })
 }
 
+/// `strata run` with a bash call that sleeps; returns once the call's group runs.
+fn start_sleeping_run(p: &Project, server: &ModelServer) -> (std::process::Child, i32) {
+    let mut cmd = command(
+        p,
+        server,
+        &["run", "--model", MODEL, "--format", "json", "sleep"],
+    );
+    let mut child = cmd.spawn().expect("start strata");
+    let pgid = wait_for_group(p, &mut child);
+    (child, pgid)
+}
+
 fn signal(pid: u32, name: &str) {
     let status = std::process::Command::new("kill")
         .args([&format!("-{name}"), &pid.to_string()])
@@ -77,13 +70,7 @@ fn ended_by(name: &str, code: i32) {
     strata_testkit::require_external!("kill", "apt-get install procps");
     let p = Project::new();
     let server = ModelServer::start(vec![sleeping_call(), Turn::text("unused")]);
-    let mut cmd = command(
-        &p,
-        &server,
-        &["run", "--model", MODEL, "--format", "json", "sleep"],
-    );
-    let mut child = cmd.spawn().expect("start strata");
-    let pgid = wait_for_group(&p, &mut child);
+    let (child, pgid) = start_sleeping_run(&p, &server);
     signal(child.id(), name);
     let run = finish(child);
     run.expect_code(code);
@@ -143,13 +130,7 @@ fn a_sigkilled_run_is_closed_and_its_processes_ended_when_the_session_is_opened_
     strata_testkit::require_external!("kill", "apt-get install procps");
     let p = Project::new();
     let server = ModelServer::start(vec![sleeping_call(), Turn::text("Resumed fine.")]);
-    let mut cmd = command(
-        &p,
-        &server,
-        &["run", "--model", MODEL, "--format", "json", "sleep"],
-    );
-    let mut child = cmd.spawn().expect("start strata");
-    let pgid = wait_for_group(&p, &mut child);
+    let (child, pgid) = start_sleeping_run(&p, &server);
     let session = only_session(&p, &server);
 
     // While the run lives, opening its session in another process touches nothing.

@@ -5,31 +5,39 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 use strata_testkit::model_server::Turn;
 
-use super::fixture::{Server, TURN, idle, kind, server};
+use super::fixture::{Server, Sse, TURN, idle, kind, server};
 
-async fn asked(sse: &mut super::fixture::Sse) -> Value {
+async fn asked(sse: &mut Sse) -> Value {
     let frames = sse.until(TURN, |i| kind(i) == "permission.asked").await;
     frames.last().unwrap().1["properties"].clone()
 }
 
-#[tokio::test]
-async fn a_rejection_with_a_message_reaches_the_model() {
-    let s = server(vec![
-        Turn::tool_call(
-            "call_1",
-            "bash",
-            r#"{"command":"echo hi","description":"say hi"}"#,
-        ),
-        Turn::text("understood"),
-    ])
-    .config(json!({"permission": {"bash": "ask"}}))
-    .start()
-    .await;
+fn bash(call: &str, command: &str) -> Turn {
+    let args = json!({"command": command, "description": "a command"});
+    Turn::tool_call(call, "bash", &args.to_string())
+}
+
+/// A server whose bash asks, with one session, its event stream open and `prompt` sent.
+async fn prompted(turns: Vec<Turn>, prompt: &str) -> (Server, String, Sse) {
+    let s = server(turns)
+        .config(json!({"permission": {"bash": "ask"}}))
+        .start()
+        .await;
     let id = s.session().await;
-    let mut sse = s.sse("/event", None).await;
+    let sse = s.sse("/event", None).await;
     s.post(
         &format!("/session/{id}/prompt_async"),
-        Server::prompt("run it"),
+        Server::prompt(prompt),
+    )
+    .await;
+    (s, id, sse)
+}
+
+#[tokio::test]
+async fn a_rejection_with_a_message_reaches_the_model() {
+    let (s, id, mut sse) = prompted(
+        vec![bash("call_1", "echo hi"), Turn::text("understood")],
+        "run it",
     )
     .await;
     let request = asked(&mut sse).await;
@@ -76,32 +84,14 @@ async fn a_rejection_with_a_message_reaches_the_model() {
 
 #[tokio::test]
 async fn always_approves_only_what_was_asked() {
-    let s = server(vec![
-        Turn::tool_call(
-            "call_1",
-            "bash",
-            r#"{"command":"npm test","description":"tests"}"#,
-        ),
-        Turn::tool_call(
-            "call_2",
-            "bash",
-            r#"{"command":"npm test","description":"again"}"#,
-        ),
-        Turn::tool_call(
-            "call_3",
-            "bash",
-            r#"{"command":"touch x","description":"other"}"#,
-        ),
-        Turn::text("done"),
-    ])
-    .config(json!({"permission": {"bash": "ask"}}))
-    .start()
-    .await;
-    let id = s.session().await;
-    let mut sse = s.sse("/event", None).await;
-    s.post(
-        &format!("/session/{id}/prompt_async"),
-        Server::prompt("test"),
+    let (s, _, mut sse) = prompted(
+        vec![
+            bash("call_1", "npm test"),
+            bash("call_2", "npm test"),
+            bash("call_3", "touch x"),
+            Turn::text("done"),
+        ],
+        "test",
     )
     .await;
     let first = asked(&mut sse).await;
@@ -131,22 +121,9 @@ async fn always_approves_only_what_was_asked() {
 
 #[tokio::test]
 async fn pending_requests_are_rejected_when_the_server_shuts_down() {
-    let s = server(vec![
-        Turn::tool_call(
-            "call_1",
-            "bash",
-            r#"{"command":"echo hi","description":"say hi"}"#,
-        ),
-        Turn::text("never"),
-    ])
-    .config(json!({"permission": {"bash": "ask"}}))
-    .start()
-    .await;
-    let id = s.session().await;
-    let mut sse = s.sse("/event", None).await;
-    s.post(
-        &format!("/session/{id}/prompt_async"),
-        Server::prompt("run it"),
+    let (s, id, mut sse) = prompted(
+        vec![bash("call_1", "echo hi"), Turn::text("never")],
+        "run it",
     )
     .await;
     asked(&mut sse).await;

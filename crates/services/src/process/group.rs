@@ -38,7 +38,7 @@ impl Group {
 
 /// Pids of the non-zombie processes whose process group is `pgid`, from `/proc`; `None` when
 /// `/proc` cannot be read.
-pub(crate) fn live_members(pgid: i32) -> Option<Vec<i32>> {
+pub fn live_members(pgid: i32) -> Option<Vec<i32>> {
     let entries = std::fs::read_dir("/proc").ok()?;
     let mut out = Vec::new();
     for entry in entries.flatten() {

@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use child::{Child, Chunk, Outcome, Pipe};
 pub use error::ProcessError;
+pub use group::live_members;
 pub use identity::{ProcessIdentity, end_orphan_group};
 pub use spec::{CommandSpec, DEFAULT_KILL_GRACE};
 

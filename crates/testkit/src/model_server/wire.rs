@@ -74,10 +74,64 @@ pub(crate) fn openai(
     frames
 }
 
+/// The content blocks of one Anthropic message, as frames: at most one is open at a time.
+struct Blocks {
+    frames: Vec<String>,
+    /// The open block's index and kind.
+    open: Option<(usize, Kind)>,
+    next: usize,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Thinking,
+    Text,
+    Other,
+}
+
+impl Blocks {
+    fn close(&mut self) {
+        if let Some((index, _)) = self.open.take() {
+            self.frames.push(event(
+                "content_block_stop",
+                &json!({"type": "content_block_stop", "index": index}),
+            ));
+        }
+    }
+
+    /// Closes the open block and opens `block` as the next one.
+    fn start(&mut self, kind: Kind, block: Value) -> usize {
+        self.close();
+        let index = self.next;
+        self.next += 1;
+        self.frames.push(event(
+            "content_block_start",
+            &json!({"type": "content_block_start", "index": index, "content_block": block}),
+        ));
+        self.open = Some((index, kind));
+        index
+    }
+
+    /// The open block when it is of `kind`, else a new one started with `block`.
+    fn continue_or_start(&mut self, kind: Kind, block: Value) -> usize {
+        match self.open {
+            Some((index, open)) if open == kind => index,
+            _ => self.start(kind, block),
+        }
+    }
+
+    fn delta(&mut self, index: usize, delta: Value) {
+        self.frames.push(event(
+            "content_block_delta",
+            &json!({"type": "content_block_delta", "index": index, "delta": delta}),
+        ));
+    }
+}
+
 /// Anthropic frames for `pieces`: reasoning, text and each call become content blocks; the
 /// usage reports `input` input tokens.
 pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize, input: u64) -> Vec<String> {
-    let mut frames = vec![
+    let frames = vec![
         event(
             "message_start",
             &json!({"type": "message_start", "message": {
@@ -88,129 +142,54 @@ pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize, input: u64) -> 
         ),
         event("ping", &json!({"type": "ping"})),
     ];
-    // Index of the open content block and whether it is text.
-    let mut open: Option<(usize, bool)> = None;
-    let mut next_block = 0;
-    let mut thinking = false;
-    let close = |frames: &mut Vec<String>, open: &mut Option<(usize, bool)>| {
-        if let Some((index, _)) = open.take() {
-            frames.push(event(
-                "content_block_stop",
-                &json!({"type": "content_block_stop", "index": index}),
-            ));
-        }
+    let mut b = Blocks {
+        frames,
+        open: None,
+        next: 0,
     };
     for piece in pieces {
         match piece {
             Piece::Reasoning(text) => {
-                // A thinking block is open while reasoning streams (`open` is not text then).
-                let index = match open {
-                    Some((index, false)) if thinking => index,
-                    _ => {
-                        close(&mut frames, &mut open);
-                        let index = next_block;
-                        next_block += 1;
-                        frames.push(event(
-                            "content_block_start",
-                            &json!({
-                                "type": "content_block_start", "index": index,
-                                "content_block": {"type": "thinking", "thinking": ""},
-                            }),
-                        ));
-                        open = Some((index, false));
-                        thinking = true;
-                        index
-                    }
-                };
-                frames.push(event(
-                    "content_block_delta",
-                    &json!({
-                        "type": "content_block_delta", "index": index,
-                        "delta": {"type": "thinking_delta", "thinking": text},
-                    }),
-                ));
+                let block = json!({"type": "thinking", "thinking": ""});
+                let index = b.continue_or_start(Kind::Thinking, block);
+                b.delta(index, json!({"type": "thinking_delta", "thinking": text}));
             }
             Piece::ReasoningEnd(signature) => {
-                if let (Some((index, _)), Some(signature)) = (open, signature) {
-                    frames.push(event(
-                        "content_block_delta",
-                        &json!({
-                            "type": "content_block_delta", "index": index,
-                            "delta": {"type": "signature_delta", "signature": signature},
-                        }),
-                    ));
+                if let (Some((index, _)), Some(signature)) = (b.open, signature) {
+                    b.delta(
+                        index,
+                        json!({"type": "signature_delta", "signature": signature}),
+                    );
                 }
-                close(&mut frames, &mut open);
-                thinking = false;
+                b.close();
             }
             Piece::Redacted(data) => {
-                close(&mut frames, &mut open);
-                let index = next_block;
-                next_block += 1;
-                frames.push(event(
-                    "content_block_start",
-                    &json!({
-                        "type": "content_block_start", "index": index,
-                        "content_block": {"type": "redacted_thinking", "data": data},
-                    }),
-                ));
-                open = Some((index, false));
-                close(&mut frames, &mut open);
+                b.start(
+                    Kind::Other,
+                    json!({"type": "redacted_thinking", "data": data}),
+                );
+                b.close();
             }
             Piece::Text(text) => {
-                let index = match open {
-                    Some((index, true)) => index,
-                    _ => {
-                        close(&mut frames, &mut open);
-                        let index = next_block;
-                        next_block += 1;
-                        frames.push(event(
-                            "content_block_start",
-                            &json!({
-                                "type": "content_block_start", "index": index,
-                                "content_block": {"type": "text", "text": ""},
-                            }),
-                        ));
-                        open = Some((index, true));
-                        index
-                    }
-                };
-                frames.push(event(
-                    "content_block_delta",
-                    &json!({
-                        "type": "content_block_delta", "index": index,
-                        "delta": {"type": "text_delta", "text": text},
-                    }),
-                ));
+                let index = b.continue_or_start(Kind::Text, json!({"type": "text", "text": ""}));
+                b.delta(index, json!({"type": "text_delta", "text": text}));
             }
             Piece::CallStart { id, name, .. } => {
-                close(&mut frames, &mut open);
-                let index = next_block;
-                next_block += 1;
-                frames.push(event(
-                    "content_block_start",
-                    &json!({
-                        "type": "content_block_start", "index": index,
-                        "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}},
-                    }),
-                ));
-                open = Some((index, false));
+                let block = json!({"type": "tool_use", "id": id, "name": name, "input": {}});
+                b.start(Kind::Other, block);
             }
             Piece::CallArgs { delta, .. } => {
-                let index = open.map_or(0, |(i, _)| i);
-                frames.push(event(
-                    "content_block_delta",
-                    &json!({
-                        "type": "content_block_delta", "index": index,
-                        "delta": {"type": "input_json_delta", "partial_json": delta},
-                    }),
-                ));
+                let index = b.open.map_or(0, |(i, _)| i);
+                b.delta(
+                    index,
+                    json!({"type": "input_json_delta", "partial_json": delta}),
+                );
             }
-            Piece::Pause => frames.push(PAUSE_FRAME.to_string()),
+            Piece::Pause => b.frames.push(PAUSE_FRAME.to_string()),
             Piece::Finish { tools } => {
-                close(&mut frames, &mut open);
+                b.close();
                 let reason = if *tools { "tool_use" } else { "end_turn" };
-                frames.push(event(
+                b.frames.push(event(
                     "message_delta",
                     &json!({
                         "type": "message_delta",
@@ -218,11 +197,12 @@ pub(crate) fn anthropic(pieces: &[Piece], model: &str, n: usize, input: u64) -> 
                         "usage": {"output_tokens": USAGE_OUTPUT_TOKENS},
                     }),
                 ));
-                frames.push(event("message_stop", &json!({"type": "message_stop"})));
+                b.frames
+                    .push(event("message_stop", &json!({"type": "message_stop"})));
             }
         }
     }
-    frames
+    b.frames
 }
 
 #[cfg(test)]

@@ -5,12 +5,10 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use strata_services::instance::InstanceInfo;
-use strata_services::permission::ToolRef;
-use strata_services::question::{
-    AskQuestions, Question, QuestionError, QuestionInfo, QuestionOption,
-};
+use strata_services::question::{Question, QuestionInfo, QuestionOption};
 
 use crate::contract::{Effects, Tool, ToolCx, ToolError, ToolResult};
+use crate::question::ask;
 
 /// No parameters.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -88,25 +86,7 @@ impl Tool for PlanExit {
             ));
         };
         let shown = shown(plan, &self.info.worktree);
-        let ask = AskQuestions {
-            session_id: cx.session_id.clone(),
-            questions: vec![question_for(&shown)],
-            tool: Some(ToolRef {
-                message_id: cx.message_id.clone(),
-                call_id: cx.call_id.clone(),
-            }),
-        };
-        let answers = self
-            .question
-            .ask(ask, cx.abort.clone())
-            .await
-            .map_err(|e| match e {
-                QuestionError::Rejected => ToolError::Dismissed(e.to_string()),
-                QuestionError::Cancelled => ToolError::Cancelled,
-                QuestionError::Disposed | QuestionError::NotFound { .. } => {
-                    ToolError::fatal(e.to_string())
-                }
-            })?;
+        let answers = ask(&self.question, &cx, vec![question_for(&shown)]).await?;
         let answer = answers.first().cloned().unwrap_or_default();
         if answer.iter().any(|a| a == YES) {
             return Ok(ToolResult::new(

@@ -2,4 +2,5 @@
 
 mod tool;
 
+pub(crate) use tool::ask;
 pub use tool::{QuestionItem, QuestionOptionItem, QuestionParams, QuestionTool, render_answers};

@@ -84,25 +84,7 @@ impl Tool for QuestionTool {
                 multiple: q.multiple.unwrap_or(false),
             })
             .collect();
-        let ask = AskQuestions {
-            session_id: cx.session_id.clone(),
-            questions: questions.clone(),
-            tool: Some(ToolRef {
-                message_id: cx.message_id.clone(),
-                call_id: cx.call_id.clone(),
-            }),
-        };
-        let answers = self
-            .question
-            .ask(ask, cx.abort.clone())
-            .await
-            .map_err(|e| match e {
-                QuestionError::Rejected => ToolError::Dismissed(e.to_string()),
-                QuestionError::Cancelled => ToolError::Cancelled,
-                QuestionError::Disposed | QuestionError::NotFound { .. } => {
-                    ToolError::fatal(e.to_string())
-                }
-            })?;
+        let answers = ask(&self.question, &cx, questions.clone()).await?;
         let n = questions.len();
         let title = if n == 1 {
             "Asked 1 question".to_string()
@@ -112,6 +94,33 @@ impl Tool for QuestionTool {
         Ok(ToolResult::new(title, render_answers(&questions, &answers))
             .meta("answers", json!(answers)))
     }
+}
+
+/// Puts `questions` to the user for the call in `cx` and waits for the answers, one list per
+/// question. A dismissal or a cancelled turn ends the call as such.
+pub(crate) async fn ask(
+    question: &Question,
+    cx: &ToolCx,
+    questions: Vec<QuestionInfo>,
+) -> Result<Vec<Answer>, ToolError> {
+    let ask = AskQuestions {
+        session_id: cx.session_id.clone(),
+        questions,
+        tool: Some(ToolRef {
+            message_id: cx.message_id.clone(),
+            call_id: cx.call_id.clone(),
+        }),
+    };
+    question
+        .ask(ask, cx.abort.clone())
+        .await
+        .map_err(|e| match e {
+            QuestionError::Rejected => ToolError::Dismissed(e.to_string()),
+            QuestionError::Cancelled => ToolError::Cancelled,
+            QuestionError::Disposed | QuestionError::NotFound { .. } => {
+                ToolError::fatal(e.to_string())
+            }
+        })
 }
 
 /// The model-facing sentence: each question with the labels chosen for it.

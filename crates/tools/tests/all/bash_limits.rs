@@ -18,29 +18,7 @@ const SAVED_FILE: (&str, &str) = (
 
 /// Non-zombie processes whose process group is `pgid`, from `/proc`.
 fn group_members(pgid: i32) -> Vec<i32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some(close) = stat.rfind(')') else {
-            continue;
-        };
-        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-        let state = fields[0];
-        let pgrp: i32 = fields[2].parse().unwrap();
-        if pgrp == pgid && state != "Z" && state != "X" {
-            out.push(pid);
-        }
-    }
-    out
+    strata_services::process::live_members(pgid).expect("/proc is readable")
 }
 
 /// The `pgid=N` line the test commands print first (`$$` of the shell, the group leader).
