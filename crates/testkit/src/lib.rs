@@ -11,6 +11,7 @@
 //! - [`redacted`]: insta settings that turn an instance's temporary paths into stable tokens.
 //! - [`fake_lsp`]: a scripted language server (the `strata-fake-lsp` binary) for the Lsp
 //!   service's protocol tests.
+//! - [`screen::plain`]: a pseudo-terminal's output without its escape sequences.
 //! - [`require_external!`]: a test that needs an outside program runs when it is installed,
 //!   else says it skipped (or fails under `STRATA_TEST_REQUIRE_EXTERNAL=1`).
 
@@ -25,6 +26,7 @@ pub mod model_server;
 mod poll;
 mod programs;
 mod redact;
+pub mod screen;
 
 pub use http_server::FixtureServer;
 pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};

@@ -40,7 +40,7 @@ pub struct Exit {
     pub session: Option<String>,
 }
 
-/// Runs the UI on this terminal until the user quits or SIGTERM arrives.
+/// Runs the UI on this terminal until the user quits or SIGTERM or SIGHUP arrives.
 pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, ClientError> {
     let boot = client.bootstrap().await?;
     let mut app = App::new(boot);
@@ -64,6 +64,9 @@ pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, Clie
     let mut input = EventStream::new();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| ClientError::new("listening for SIGTERM", e.to_string()))?;
+    // The terminal went away: end like SIGTERM, so the caller can stop what is still running.
+    let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .map_err(|e| ClientError::new("listening for SIGHUP", e.to_string()))?;
 
     let mut dirty = true;
     let mut last_frame = Instant::now() - FRAME;
@@ -138,6 +141,7 @@ pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, Clie
                 }
             }
             _ = sigterm(&mut term) => break,
+            _ = sigterm(&mut hup) => break,
         }
         for action in actions {
             match action {

@@ -5,6 +5,7 @@ mod attach;
 mod debug;
 mod default_model;
 mod instance;
+mod local_client;
 mod mcp;
 mod mcp_serve;
 mod run;

@@ -1,18 +1,17 @@
 //! `strata` with no command: the terminal UI on a server started in this process for the
 //! current directory; `strata attach URL`: the same UI on a running `strata serve`.
 //!
-//! The local server listens on a free loopback port with a random password that only this
-//! process knows, so the UI talks to it exactly as it talks to a remote one.
+//! The local UI talks to its server core through the in-process transport
+//! ([`LocalClient`]); the attached one over HTTP + SSE. Both give it the same typed events.
 
 use std::path::PathBuf;
 
-use rand::distr::{Alphanumeric, SampleString};
-use strata_server::http::{AuthConfig, HttpOptions};
-use strata_server::serve::serve as run_server;
-use strata_server::{CoreOptions, ServerCore};
-use tokio_util::sync::CancellationToken;
+use std::sync::Arc;
+
+use strata_server::{CoreOptions, Local, ServerCore};
 
 use super::instance::project_dir;
+use super::local_client::LocalClient;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct AttachArgs {
@@ -47,27 +46,16 @@ pub(crate) async fn attach(args: AttachArgs) -> u8 {
     }
 }
 
-/// `strata`: the UI on a server of its own for `dir` (default: the current directory).
+/// `strata`: the UI on a server core of its own for `dir` (default: the current directory),
+/// driven in-process: no port is opened and no password is needed. When the UI ends, the core
+/// shuts down (running turns are cancelled, their processes killed). `STRATA_TUI_TRACE=FILE`
+/// appends one line per frame to FILE (draw time, key-to-frame time), for `bench/tui.sh`.
 pub(crate) async fn local(dir: Option<PathBuf>, session: Option<String>) -> u8 {
     let dir = match project_dir(dir) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("strata: {e}");
             return 2;
-        }
-    };
-    let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("strata: could not open a loopback port for the UI's server: {e}");
-            return 1;
-        }
-    };
-    let addr = match listener.local_addr() {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("strata: the UI's server has no address: {e}");
-            return 1;
         }
     };
     let core = match ServerCore::start(CoreOptions::new(dir.clone())).await {
@@ -77,26 +65,12 @@ pub(crate) async fn local(dir: Option<PathBuf>, session: Option<String>) -> u8 {
             return 1;
         }
     };
-    let password = Alphanumeric.sample_string(&mut rand::rng(), 32);
-    let options = HttpOptions {
-        auth: AuthConfig {
-            password: Some(password.clone()),
-            username: None,
-        },
-        cors: Vec::new(),
-    };
-    let stop = CancellationToken::new();
-    let server_stop = stop.clone();
-    let server = tokio::spawn(run_server(listener, core, options, async move {
-        server_stop.cancelled().await;
-    }));
+    let client = LocalClient::new(Local::new(core.clone(), dir));
     let opts = strata_tui::run::RunOptions {
         session,
-        trace: None,
+        trace: std::env::var_os("STRATA_TUI_TRACE").map(PathBuf::from),
     };
-    let url = format!("http://{addr}");
-    let directory = Some(dir.to_string_lossy().into_owned());
-    let code = match strata_tui::run::attach(&url, Some(password), directory, opts).await {
+    let code = match strata_tui::run::run(Arc::new(client), opts).await {
         Ok(exit) => {
             strata_tui::run::print_exit(&exit);
             0
@@ -106,7 +80,6 @@ pub(crate) async fn local(dir: Option<PathBuf>, session: Option<String>) -> u8 {
             1
         }
     };
-    stop.cancel();
-    let _ = server.await;
+    core.shutdown().await;
     code
 }

@@ -19,7 +19,7 @@ pub(crate) const LIMIT: Duration = Duration::from_secs(60);
 /// The model every test names; not a patch model, so `edit`/`write` are offered.
 pub(crate) const MODEL: &str = "openai/scripted-model";
 
-fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) {
+pub(crate) fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) {
     cmd.current_dir(&p.dir)
         .env("STRATA_DATA_DIR", &p.data)
         .env("STRATA_CONFIG_DIR", &p.config)

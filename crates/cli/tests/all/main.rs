@@ -24,5 +24,7 @@ mod e2e_skills;
 mod e2e_task;
 mod e2e_telemetry;
 mod e2e_todo_question;
+mod e2e_tui;
 mod e2e_web;
 mod tty_driver;
+mod tui_transports;

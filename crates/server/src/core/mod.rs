@@ -157,6 +157,11 @@ impl ServerCore {
         self.inner.turns.abort(session_id)
     }
 
+    /// Whether [`shutdown`](Self::shutdown) has begun.
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.is_cancelled()
+    }
+
     /// Sessions with a running or queued turn: `busy`.
     pub fn busy_sessions(&self) -> Vec<String> {
         self.inner.turns.busy()

@@ -10,6 +10,7 @@ mod fixture;
 mod load;
 mod load_bench;
 mod load_drive;
+mod local;
 mod permissions;
 mod routes;
 mod shell;

@@ -8,15 +8,13 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use futures::StreamExt;
 use reqwest::{Method, RequestBuilder, StatusCode};
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::{Client, ClientError, ClientEvent, FrameParser, Prompt, Result};
+use super::{Client, ClientError, ClientEvent, FrameParser, Prompt, Result, read};
 use crate::event::decode;
-use crate::model::{
-    AgentInfo, Bootstrap, MessageWithParts, ModelRef, PermissionReply, SessionInfo, Snapshot, Todo,
-};
+use crate::model::{Bootstrap, PermissionReply, SessionInfo, Snapshot};
+use read::parse;
 
 /// How to reach the server.
 #[derive(Debug, Clone)]
@@ -135,56 +133,21 @@ impl HttpClient {
     }
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(what: &str, v: Value) -> Result<T> {
-    T::deserialize(v).map_err(|e| ClientError::new(what, format!("unexpected answer: {e}")))
-}
-
 #[async_trait]
 impl Client for HttpClient {
     async fn bootstrap(&self) -> Result<Bootstrap> {
-        let agents: Vec<AgentInfo> = parse("GET /agent", self.get("GET /agent", "/agent").await?)?;
+        let agents = self.get("GET /agent", "/agent").await?;
         let providers = self
             .get("GET /config/providers", "/config/providers")
             .await?;
-        let mut models = vec![];
-        for p in providers["providers"].as_array().into_iter().flatten() {
-            let pid = p["id"].as_str().unwrap_or_default();
-            for mid in p["models"].as_object().into_iter().flat_map(|m| m.keys()) {
-                models.push(ModelRef {
-                    provider_id: pid.to_string(),
-                    model_id: mid.clone(),
-                });
-            }
-        }
         let config = self.get("GET /config", "/config").await?;
-        let model = config["model"]
-            .as_str()
-            .and_then(|m| m.split_once('/'))
-            .map(|(p, m)| ModelRef {
-                provider_id: p.into(),
-                model_id: m.into(),
-            })
-            .or_else(|| {
-                let (p, m) = providers["default"].as_object()?.iter().next()?;
-                Some(ModelRef {
-                    provider_id: p.clone(),
-                    model_id: m.as_str()?.to_string(),
-                })
-            });
         // The list is a convenience: a server without it still works.
         let sessions = self.sessions().await.unwrap_or_default();
-        Ok(Bootstrap {
-            agents,
-            models,
-            model,
-            sessions,
-        })
+        read::bootstrap(agents, &providers, &config, sessions)
     }
 
     async fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        let all: Vec<SessionInfo> =
-            parse("GET /session", self.get("GET /session", "/session").await?)?;
-        Ok(all.into_iter().filter(|s| s.parent_id.is_none()).collect())
+        read::top_sessions("GET /session", self.get("GET /session", "/session").await?)
     }
 
     async fn create_session(&self, agent: &str) -> Result<SessionInfo> {
@@ -209,16 +172,13 @@ impl Client for HttpClient {
         let list = self
             .get(&what, &format!("/session/{session_id}/message"))
             .await?;
-        let messages = list
-            .as_array()
-            .map(|a| a.iter().filter_map(MessageWithParts::from_json).collect())
-            .unwrap_or_default();
+        let messages = read::messages(&list);
         // Todos are optional, as for opencode's own client.
-        let todos: Vec<Todo> = match self
+        let todos = match self
             .get("todo", &format!("/session/{session_id}/todo"))
             .await
         {
-            Ok(v) => parse("todo", v).unwrap_or_default(),
+            Ok(v) => read::todos(v),
             Err(_) => vec![],
         };
         Ok(Snapshot {

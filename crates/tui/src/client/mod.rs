@@ -5,6 +5,7 @@
 //! above this floor, in the command line crate. Both deliver the same [`ClientEvent`]s.
 
 mod http;
+pub mod read;
 mod sse;
 
 use async_trait::async_trait;

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use strata_testkit::poll_within_blocking as poll;
+use strata_testkit::screen::plain;
 
 /// Polls `buf` until it holds `what` (escape sequences removed), for up to 20 s.
 fn wait_for(buf: &Arc<Mutex<Vec<u8>>>, what: &str) {
@@ -20,38 +21,6 @@ fn wait_for(buf: &Arc<Mutex<Vec<u8>>>, what: &str) {
         "no {what:?} on screen; saw:\n{}",
         plain(&buf.lock().unwrap())
     );
-}
-
-/// The output with CSI/OSC sequences dropped and cursor moves turned into spaces.
-fn plain(bytes: &[u8]) -> String {
-    let s = String::from_utf8_lossy(bytes);
-    let mut out = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\x1b' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                for c in chars.by_ref() {
-                    if c.is_ascii_alphabetic() || c == '~' {
-                        break;
-                    }
-                }
-                out.push(' ');
-            }
-            Some(']') => {
-                for c in chars.by_ref() {
-                    if c == '\x07' {
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 fn running(marker: &str) -> bool {

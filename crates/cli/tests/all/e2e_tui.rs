@@ -1,0 +1,205 @@
+//! `strata` with no command, in a pseudo-terminal (`script`), on its in-process server with
+//! the scripted model: type a prompt, see the bash tool card and the answer, allow the bash
+//! call by key, quit with Ctrl+C twice, and check that the process exited with 0, nothing of
+//! its session is left running, and the terminal was given back.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use strata_testkit::model_server::{ModelServer, Turn};
+use strata_testkit::poll_within_blocking as poll;
+use strata_testkit::screen::plain;
+
+use crate::common::{Project, strata_bin};
+use crate::e2e_run_support::{MODEL, environment};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The UI under `script`; killed (with what it started) when the test ends early.
+struct Ui {
+    child: Child,
+    input: std::process::ChildStdin,
+    screen: Arc<Mutex<Vec<u8>>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+    pid_file: std::path::PathBuf,
+}
+
+impl Ui {
+    fn start(p: &Project, model: &ModelServer) -> Ui {
+        let pid_file = p.tmp.join("strata.pid");
+        // The shell's pid becomes strata's at `exec`; `script` made it a session leader.
+        let line = format!(
+            "stty cols 100 rows 30; echo $$ > '{}'; exec '{}'",
+            pid_file.display(),
+            strata_bin().display()
+        );
+        let mut cmd = Command::new("script");
+        cmd.args(["-qfec", &line, "/dev/null"]);
+        environment(&mut cmd, p, model);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let screen = Arc::new(Mutex::new(Vec::new()));
+        let mut out = child.stdout.take().unwrap();
+        let sink = screen.clone();
+        let reader = std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = out.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        });
+        let input = child.stdin.take().unwrap();
+        Ui {
+            child,
+            input,
+            screen,
+            reader: Some(reader),
+            pid_file,
+        }
+    }
+
+    fn text(&self) -> String {
+        plain(&self.screen.lock().unwrap())
+    }
+
+    /// Waits until the screen shows `what`; fails with the screen otherwise.
+    fn wait_for(&self, what: &str) {
+        let found = poll(WAIT, || self.text().contains(what).then_some(()));
+        assert!(
+            found.is_some(),
+            "no {what:?} on screen within {WAIT:?}; saw:\n{}",
+            self.text()
+        );
+    }
+
+    fn press(&mut self, bytes: &[u8]) {
+        self.input.write_all(bytes).unwrap();
+        self.input.flush().unwrap();
+    }
+
+    fn strata_pid(&self) -> i32 {
+        let pid = poll(WAIT, || {
+            std::fs::read_to_string(&self.pid_file)
+                .ok()
+                .and_then(|s| s.trim().parse::<i32>().ok())
+        });
+        pid.expect("the shell wrote strata's pid")
+    }
+}
+
+impl Drop for Ui {
+    fn drop(&mut self) {
+        if let Ok(pid) = std::fs::read_to_string(&self.pid_file) {
+            for p in session_members(pid.trim().parse().unwrap_or(0)) {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &p.to_string()])
+                    .status();
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+    }
+}
+
+/// Live (not zombie) processes whose session is `sid`: strata and everything it started.
+fn session_members(sid: i32) -> Vec<i32> {
+    if sid <= 0 {
+        return vec![];
+    }
+    let mut out = vec![];
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        // After the name: state, ppid, pgrp, session.
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        if fields.len() > 3 && fields[0] != "Z" && fields[3] == sid.to_string() {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+fn config(dir: &Path) {
+    let config = serde_json::json!({"model": MODEL, "permission": {"bash": "ask"}});
+    std::fs::write(dir.join("strata.json"), config.to_string()).unwrap();
+}
+
+#[test]
+fn strata_runs_a_turn_with_a_permission_in_a_pseudo_terminal() {
+    strata_testkit::require_external!("script", "apt-get install bsdutils (util-linux)");
+    let p = Project::new();
+    config(&p.dir);
+    let model = ModelServer::start(vec![
+        Turn::tool_call(
+            "call_1",
+            "bash",
+            r#"{"command":"echo approved-run","description":"Print a marker"}"#,
+        ),
+        Turn::text("All done here."),
+    ]);
+    let mut ui = Ui::start(&p, &model);
+    ui.wait_for("Ask anything");
+    let pid = ui.strata_pid();
+    ui.press(b"print the marker");
+    ui.wait_for("print the marker");
+    ui.press(b"\r");
+    ui.wait_for("Permission required");
+    ui.wait_for("echo approved-run");
+    // Enter takes the highlighted choice: allow once.
+    ui.press(b"\r");
+    ui.wait_for("Print a marker");
+    ui.wait_for("All done here.");
+    ui.wait_for("idle");
+    assert_eq!(model.remaining(), 0, "both model turns were used");
+    ui.press(b"\x03");
+    ui.wait_for("again");
+    ui.press(b"\x03");
+    let status = poll(WAIT, || ui.child.try_wait().unwrap());
+    let Some(status) = status else {
+        panic!(
+            "strata did not quit within {WAIT:?}; screen:\n{}",
+            ui.text()
+        );
+    };
+    assert!(status.success(), "{status:?}; screen:\n{}", ui.text());
+    if let Some(r) = ui.reader.take() {
+        r.join().unwrap();
+    }
+    let raw = String::from_utf8_lossy(&ui.screen.lock().unwrap()).to_string();
+    // The alternate screen was left and the cursor shown again, after the last frame.
+    let leave = raw
+        .rfind("\x1b[?1049l")
+        .expect("the alternate screen was left");
+    let show = raw.rfind("\x1b[?25h").expect("the cursor was shown again");
+    let last_frame = raw.rfind("All done here.").unwrap_or(0);
+    assert!(
+        leave > last_frame && show > last_frame,
+        "restored before the last frame"
+    );
+    assert!(
+        plain(raw.as_bytes()).contains("Continue"),
+        "{}",
+        plain(raw.as_bytes())
+    );
+    let left = poll(WAIT, || session_members(pid).is_empty().then_some(()));
+    assert!(
+        left.is_some(),
+        "processes of strata's session are still running: {:?}",
+        session_members(pid)
+    );
+}

@@ -1,0 +1,208 @@
+//! The in-process transport: [`Local`], a handle over a [`ServerCore`] for one project
+//! directory, for a UI running in the same process as its server. Every call is a typed call
+//! on the core (no HTTP, no JSON text in between), answering what the matching route answers;
+//! [`Local::events`] is the `/global/event` stream over a channel, with the same cursor and
+//! replay rules: it starts when it is called (what is stored after that, and the events of
+//! turns already running, are delivered), and when the hub drops a subscriber that fell too
+//! far behind, it resubscribes from the last cursor it delivered.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use strata_protocol::wire::{
+    PermissionReplyBody, PromptBody, SessionCreateBody, SessionInfo, Todo,
+};
+use tokio::sync::mpsc;
+
+use crate::core::{CoreError, EventFilter, Frame, MessageEntry, ServerCore, catalog};
+
+/// Items the event channel may hold before the stream waits for its reader.
+const QUEUE: usize = 1024;
+/// The first pause before resubscribing after a drop; doubled per attempt up to [`MAX_PAUSE`].
+const PAUSE: Duration = Duration::from_millis(20);
+const MAX_PAUSE: Duration = Duration::from_secs(2);
+
+/// What a UI reads once at start: `GET /agent`, `GET /config/providers` and `GET /config`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Catalog {
+    /// The agents, as `GET /agent` lists them.
+    pub agents: Value,
+    /// `{providers, default}`, as `GET /config/providers` answers.
+    pub providers: Value,
+    /// The merged config (an object).
+    pub config: Value,
+}
+
+/// One item of the in-process event stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LocalEvent {
+    /// The stream is (again) subscribed; after a drop it replays from the last cursor.
+    Connected,
+    /// A server event with its cursor, exactly as the SSE writer would frame it.
+    Frame(Arc<Frame>),
+    /// The hub dropped this subscriber (it fell too far behind) or stopped; `attempt` counts
+    /// the drops since the last successful frame.
+    Dropped { attempt: u32, error: String },
+}
+
+/// The server core as one project's UI sees it; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Local {
+    core: ServerCore,
+    dir: PathBuf,
+}
+
+impl Local {
+    /// A handle for the project at `dir` (its instance is built on first use).
+    pub fn new(core: ServerCore, dir: impl Into<PathBuf>) -> Local {
+        Local {
+            core,
+            dir: dir.into(),
+        }
+    }
+
+    pub fn core(&self) -> &ServerCore {
+        &self.core
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Agents, providers with their default models, and the config.
+    pub async fn catalog(&self) -> Result<Catalog, CoreError> {
+        let entry = self.core.instance(&self.dir).await?;
+        let (providers, default) = catalog::providers(&entry);
+        let mut config = entry.services.config.raw.clone();
+        if !config.is_object() {
+            config = Value::Object(Map::new());
+        }
+        Ok(Catalog {
+            agents: catalog::agents(&entry),
+            providers: json!({"providers": providers, "default": default}),
+            config,
+        })
+    }
+
+    /// The project's sessions, most recently updated first.
+    pub async fn sessions(&self) -> Result<Vec<SessionInfo>, CoreError> {
+        self.core.list_sessions(&self.dir).await
+    }
+
+    pub async fn create_session(&self, body: SessionCreateBody) -> Result<SessionInfo, CoreError> {
+        self.core.create_session(&self.dir, body).await
+    }
+
+    pub fn session(&self, id: &str) -> Result<SessionInfo, CoreError> {
+        self.core.session(id)
+    }
+
+    /// The session's messages with their parts, oldest first.
+    pub fn messages(&self, id: &str) -> Result<Vec<MessageEntry>, CoreError> {
+        self.core.messages(id, None)
+    }
+
+    pub fn todos(&self, id: &str) -> Result<Vec<Todo>, CoreError> {
+        self.core.todos(id)
+    }
+
+    /// Queues a turn and returns once it is accepted (`prompt_async`); the turn runs on.
+    pub async fn prompt(&self, id: &str, body: PromptBody) -> Result<(), CoreError> {
+        self.core.prompt(id, body).await.map(drop)
+    }
+
+    /// Cancels the session's running turn; `false` when nothing was running.
+    pub fn abort(&self, id: &str) -> Result<bool, CoreError> {
+        self.core.session(id)?;
+        Ok(self.core.abort(id))
+    }
+
+    pub async fn reply_permission(
+        &self,
+        request_id: &str,
+        body: PermissionReplyBody,
+    ) -> Result<(), CoreError> {
+        self.core.reply_permission(request_id, body, None).await
+    }
+
+    pub async fn reply_question(
+        &self,
+        request_id: &str,
+        answers: Vec<Vec<String>>,
+    ) -> Result<(), CoreError> {
+        self.core.reply_question(request_id, answers).await
+    }
+
+    pub async fn reject_question(&self, request_id: &str) -> Result<(), CoreError> {
+        self.core.reject_question(request_id).await
+    }
+
+    /// Undoes `message_id` and everything after it.
+    pub async fn revert(&self, id: &str, message_id: &str) -> Result<SessionInfo, CoreError> {
+        self.core.revert(id, message_id).await
+    }
+
+    pub async fn unrevert(&self, id: &str) -> Result<SessionInfo, CoreError> {
+        self.core.unrevert(id).await
+    }
+
+    /// Every project's events from now on (or after cursor `after`), as `/global/event`
+    /// sends them. The stream ends when the receiver is dropped or the core shuts down.
+    pub fn events(&self, after: Option<i64>) -> mpsc::Receiver<LocalEvent> {
+        let (tx, rx) = mpsc::channel(QUEUE);
+        // Subscribed here, not on the task: the stream starts at this call.
+        let sub = self.core.subscribe(EventFilter::All, after);
+        tokio::spawn(forward(self.core.clone(), sub, after, tx));
+        rx
+    }
+}
+
+/// Hands the subscription's frames to `tx`, resubscribing from the last cursor after a drop.
+async fn forward(
+    core: ServerCore,
+    mut sub: crate::core::Subscription,
+    mut cursor: Option<i64>,
+    tx: mpsc::Sender<LocalEvent>,
+) {
+    let mut attempt = 0u32;
+    loop {
+        if tx.send(LocalEvent::Connected).await.is_err() {
+            return;
+        }
+        loop {
+            let frame = tokio::select! {
+                () = tx.closed() => return,
+                frame = sub.next() => frame,
+            };
+            let Some(frame) = frame else { break };
+            attempt = 0;
+            if frame.cursor.is_some() {
+                cursor = frame.cursor;
+            }
+            if tx.send(LocalEvent::Frame(frame)).await.is_err() {
+                return;
+            }
+        }
+        if core.is_closed() {
+            return;
+        }
+        attempt += 1;
+        let error = "the event stream fell behind and was dropped; replaying from the last event"
+            .to_string();
+        if tx
+            .send(LocalEvent::Dropped { attempt, error })
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let pause = (PAUSE * (1u32 << attempt.min(16))).min(MAX_PAUSE);
+        tokio::select! {
+            () = tx.closed() => return,
+            () = tokio::time::sleep(pause) => {}
+        }
+        sub = core.subscribe(EventFilter::All, cursor);
+    }
+}
