@@ -168,6 +168,27 @@ impl Store {
             .collect()
     }
 
+    /// The id of the session's latest user message created before message `id` (created at
+    /// `created_ms`): the prompt an assistant message answers.
+    pub fn user_message_before(
+        &self,
+        session_id: &str,
+        created_ms: i64,
+        id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        self.conn()
+            .query_row(
+                "SELECT id FROM messages
+                 WHERE session_id = ?1 AND role = 'user'
+                   AND (created_ms < ?2 OR (created_ms = ?2 AND id < ?3))
+                 ORDER BY created_ms DESC, id DESC LIMIT 1",
+                params![session_id, created_ms, id],
+                |r| r.get(0),
+            )
+            .optional()
+            .op(self.path(), "finding the prompt a message answers")
+    }
+
     /// Events of the session with `seq > after_seq`, in order (`after_seq = 0`: all of them).
     pub fn events_since(&self, session_id: &str, after_seq: i64) -> Result<Vec<Event>, StoreError> {
         let path = self.path();

@@ -220,7 +220,18 @@ impl Converter {
                     self.last_user.insert(sid.clone(), message.id.clone());
                 }
                 let dir = self.directory(&sid);
-                let parent = self.last_user.get(&sid).cloned();
+                let parent = match self.last_user.get(&sid) {
+                    Some(p) => Some(p.clone()),
+                    // A replay that starts mid-turn has not seen the prompt: ask the store.
+                    None => self
+                        .store
+                        .user_message_before(&sid, message.created_ms, &message.id)
+                        .ok()
+                        .flatten()
+                        .inspect(|p| {
+                            self.last_user.insert(sid.clone(), p.clone());
+                        }),
+                };
                 let info = message_view(&message, parent.as_deref(), dir.as_deref());
                 vec![ServerEvent::MessageUpdated {
                     session_id: sid,
