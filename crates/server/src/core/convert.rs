@@ -57,8 +57,8 @@ pub fn session_info(session: &Session, rules: Vec<PermissionRule>) -> SessionInf
     }
 }
 
-/// The API view of a stored session: its client-given rules, and the tokens and cost its
-/// messages recorded.
+/// The API view of a stored session as the routes answer it: its client-given rules, and the
+/// tokens and cost its messages recorded so far.
 pub fn session_view(store: &Store, session: &Session) -> SessionInfo {
     let mut info = session_info(session, stored_rules(store, &session.id));
     match store.usage(&session.id) {
@@ -185,7 +185,9 @@ impl Converter {
         match event.kind.as_str() {
             kinds::SESSION_CREATED | kinds::SESSION_UPDATED | SESSION_DELETED => {
                 let Some(s) = session() else { return vec![] };
-                let mut info = session_view(&self.store, &s);
+                // Not `session_view`: a replayed event must read as it did live, and the usage
+                // summed now would differ from the usage then.
+                let mut info = session_info(&s, stored_rules(&self.store, &s.id));
                 // An undo change carries the revert it set (or `null` when it cleared one).
                 match event.data.get("revert") {
                     Some(Value::Null) | None => {}
