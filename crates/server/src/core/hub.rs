@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::CoreError;
 use super::convert::Converter;
 pub use super::frame::Frame;
+use super::progress::{Reader, Readers};
 
 /// Frames a subscriber may have queued before it counts as too slow and is disconnected.
 pub const CLIENT_QUEUE: usize = 4096;
@@ -46,6 +47,7 @@ enum Command {
     Subscribe {
         filter: EventFilter,
         queue: mpsc::Sender<Arc<Frame>>,
+        reader: Arc<Reader>,
         registered: oneshot::Sender<i64>,
     },
 }
@@ -53,6 +55,7 @@ enum Command {
 struct Client {
     filter: EventFilter,
     queue: mpsc::Sender<Arc<Frame>>,
+    reader: Arc<Reader>,
 }
 
 /// Handle to the fan-out task.
@@ -60,6 +63,7 @@ struct Client {
 pub struct Hub {
     commands: mpsc::UnboundedSender<Command>,
     delivered: watch::Receiver<i64>,
+    readers: Arc<Readers>,
     store: Store,
 }
 
@@ -86,6 +90,7 @@ impl Hub {
         Ok(Hub {
             commands,
             delivered,
+            readers: Arc::default(),
             store,
         })
     }
@@ -102,12 +107,17 @@ impl Hub {
         let after = after.or_else(|| self.store.global_last().ok());
         let (queue, rx) = mpsc::channel(CLIENT_QUEUE);
         let (registered, at) = oneshot::channel();
+        let reader = self.readers.add(after.unwrap_or(0));
         let _ = self.commands.send(Command::Subscribe {
             filter: filter.clone(),
             queue,
+            reader: reader.clone(),
             registered,
         });
         Subscription {
+            readers: self.readers.clone(),
+            reader,
+            returned: after.unwrap_or(0),
             store: self.store.clone(),
             converter: Converter::new(self.store.clone()),
             filter,
@@ -120,16 +130,24 @@ impl Hub {
     }
 
     /// Waits (at most `limit`) until every stored event up to `cursor` has been handed to the
-    /// subscribers' queues.
+    /// subscribers and taken by their streams.
     pub async fn delivered(&self, cursor: i64, limit: Duration) {
         let mut rx = self.delivered.clone();
-        let _ = tokio::time::timeout(limit, rx.wait_for(|d| *d >= cursor)).await;
+        let _ = tokio::time::timeout(limit, async {
+            let _ = rx.wait_for(|d| *d >= cursor).await;
+            self.readers.past(cursor).await;
+        })
+        .await;
     }
 }
 
 /// One subscriber's stream: replayed stored events first, then live frames.
 #[derive(Debug)]
 pub struct Subscription {
+    readers: Arc<Readers>,
+    reader: Arc<Reader>,
+    /// The cursor of the last stored frame returned.
+    returned: i64,
     store: Store,
     converter: Converter,
     filter: EventFilter,
@@ -143,6 +161,16 @@ pub struct Subscription {
 impl Subscription {
     /// The next frame; `None` when the hub dropped this subscriber (too slow) or stopped.
     pub async fn next(&mut self) -> Option<Arc<Frame>> {
+        // Asked for more: the caller has taken every frame returned so far.
+        self.readers.consumed(&self.reader, self.returned);
+        let frame = self.next_frame().await?;
+        if let Some(cursor) = frame.cursor {
+            self.returned = self.returned.max(cursor);
+        }
+        Some(frame)
+    }
+
+    async fn next_frame(&mut self) -> Option<Arc<Frame>> {
         if let Some(at) = &mut self.registered_at {
             // Everything up to `at` is replayed from the store; the queue has what follows.
             // (Taken only once answered, so a caller's select! may cancel this safely.)
@@ -168,7 +196,12 @@ impl Subscription {
                     }
                     self.replay_after = Some(next);
                 }
-                _ => return self.live.recv().await,
+                _ => {
+                    // The replay is taken: it counts as consumed even where it held no frame.
+                    let replayed = self.replay_after.unwrap_or(self.replay_until);
+                    self.readers.consumed(&self.reader, replayed);
+                    return self.live.recv().await;
+                }
             }
         }
     }
@@ -205,8 +238,10 @@ impl Task {
                     self.catch_up();
                     match command {
                         Command::Live(frame) => self.send(Arc::new(*frame)),
-                        Command::Subscribe { filter, queue, registered } => {
-                            self.clients.push(Client { filter, queue });
+                        Command::Subscribe { filter, queue, reader, registered } => {
+                            // What came before registration is the subscriber's to replay.
+                            reader.pushed(self.last);
+                            self.clients.push(Client { filter, queue, reader });
                             let _ = registered.send(self.last);
                         }
                     }
@@ -246,7 +281,12 @@ impl Task {
                 return !client.queue.is_closed();
             }
             match client.queue.try_send(frame.clone()) {
-                Ok(()) => true,
+                Ok(()) => {
+                    if let Some(cursor) = frame.cursor {
+                        client.reader.pushed(cursor);
+                    }
+                    true
+                }
                 Err(mpsc::error::TrySendError::Full(_)) => {
                     tracing::warn!("an event subscriber fell too far behind and was disconnected");
                     false

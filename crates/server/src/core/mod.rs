@@ -18,6 +18,7 @@ mod error;
 mod frame;
 pub mod hub;
 pub mod instances;
+mod progress;
 pub mod recovery;
 mod replies;
 pub mod sessions;

@@ -17,8 +17,8 @@ use crate::http::AppState;
 use crate::http::error::ApiFailure;
 use crate::http::json::Body;
 
-/// How long a finished blocking prompt waits for its events to reach the subscribers'
-/// queues before answering (opencode's `run` stops reading events once the answer arrives).
+/// How long a finished blocking prompt waits for its events to be taken by every open stream
+/// before answering (opencode's `run` stops reading events once the answer arrives).
 const DELIVERY_WAIT: Duration = Duration::from_secs(2);
 
 pub fn routes() -> Router<AppState> {
