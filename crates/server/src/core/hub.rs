@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::CoreError;
 use super::convert::Converter;
 pub use super::frame::Frame;
-use super::progress::{Reader, Readers};
+use super::progress::{Finished, Reader, Readers};
 
 /// Frames a subscriber may have queued before it counts as too slow and is disconnected.
 pub const CLIENT_QUEUE: usize = 4096;
@@ -44,6 +44,11 @@ impl EventFilter {
 
 enum Command {
     Live(Box<Frame>),
+    /// A text delta of part `part`.
+    Delta {
+        frame: Box<Frame>,
+        part: String,
+    },
     Subscribe {
         filter: EventFilter,
         queue: mpsc::Sender<Arc<Frame>>,
@@ -84,6 +89,7 @@ impl Hub {
             converter: Converter::new(store.clone()),
             clients: Vec::new(),
             last,
+            finished: Finished::default(),
             delivered: delivered_tx,
         };
         tokio::spawn(task.run(rx, stop));
@@ -98,6 +104,15 @@ impl Hub {
     /// Sends a live-only event to the subscribers that want it.
     pub fn publish(&self, frame: Frame) {
         let _ = self.commands.send(Command::Live(Box::new(frame)));
+    }
+
+    /// Sends a text delta of part `part`. A delta that reaches the hub after its part went
+    /// out whole (finished) is dropped: a client appending it would show that text twice.
+    pub fn publish_delta(&self, frame: Frame, part: String) {
+        let _ = self.commands.send(Command::Delta {
+            frame: Box::new(frame),
+            part,
+        });
     }
 
     /// A new subscription; with `after`, the stored events after that cursor come first.
@@ -212,6 +227,8 @@ struct Task {
     converter: Converter,
     clients: Vec<Client>,
     last: i64,
+    /// Text parts recently sent finished: later deltas of theirs are dropped.
+    finished: Finished,
     delivered: watch::Sender<i64>,
 }
 
@@ -238,6 +255,11 @@ impl Task {
                     self.catch_up();
                     match command {
                         Command::Live(frame) => self.send(Arc::new(*frame)),
+                        Command::Delta { frame, part } => {
+                            if !self.finished.contains(&part) {
+                                self.send(Arc::new(*frame));
+                            }
+                        }
                         Command::Subscribe { filter, queue, reader, registered } => {
                             // What came before registration is the subscriber's to replay.
                             reader.pushed(self.last);
@@ -264,6 +286,7 @@ impl Task {
             };
             for stored in &page {
                 for frame in self.converter.frames(stored) {
+                    self.finished.note(&frame);
                     self.send(Arc::new(frame));
                 }
             }

@@ -312,11 +312,11 @@ impl ServerCore {
                     let event = ServerEvent::PartDelta {
                         session_id,
                         message_id,
-                        part_id,
+                        part_id: part_id.clone(),
                         field: "text".into(),
                         delta,
                     };
-                    hub.publish(Frame::live(Some(dir.clone()), event));
+                    hub.publish_delta(Frame::live(Some(dir.clone()), event), part_id);
                 }
             }
         });

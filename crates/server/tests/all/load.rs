@@ -107,14 +107,20 @@ async fn fifty_turns_reach_twenty_clients_complete_and_in_order() {
         last_cursor = cursor;
     }
     assert_eq!(seqs.len(), SESSIONS);
-    // The live text deltas add up to each session's answer.
+    // The live text deltas are each session's answer streamed in order, never repeated: they
+    // add up to its start (a delta that reaches the fan-out after its part went out whole is
+    // dropped, and under this load most do).
     for (n, id) in run.sessions.iter().enumerate() {
         let text: String = run.clients[0]
             .iter()
             .filter(|g| g.kind() == "message.part.delta" && g.session() == Some(id))
             .filter_map(|g| g.payload["properties"]["delta"].as_str())
             .collect();
-        assert_eq!(text, load_drive::answer(n));
+        let answer = load_drive::answer(n);
+        assert!(
+            answer.starts_with(&text),
+            "{text:?} is not the start of {answer:?}"
+        );
     }
     serving.abort();
     s.shutdown().await;
