@@ -181,9 +181,14 @@ impl PartInfo {
         })
     }
 
-    /// Appends `delta` to the part's text field; false when the part has no such field.
+    /// Appends `delta` to the part's text field; false when the part has no such field, or
+    /// when the text is finished (a delta arriving after its part came whole is stale, and
+    /// appending it would show that text twice).
     pub fn append(&mut self, field: &str, delta: &str) -> bool {
         match (&mut self.kind, field) {
+            (PartKind::Text(t), "text") if t.time.is_some_and(|time| time.end.is_some()) => {
+                return false;
+            }
             (PartKind::Text(t), "text") => t.text.push_str(delta),
             (PartKind::Reasoning(t), "text") => t.push_str(delta),
             _ => return false,

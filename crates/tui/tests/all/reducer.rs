@@ -192,6 +192,19 @@ fn text_streams_by_deltas_and_other_sessions_are_left_alone() {
 }
 
 #[test]
+fn a_delta_after_its_finished_part_is_not_appended_again() {
+    let app = app_with(vec![
+        msg_updated(Some(1), assistant("msg_a")),
+        part_updated(Some(2), text("prt_1", "msg_a", "", false)),
+        delta("msg_a", "prt_1", "Hel"),
+        part_updated(Some(3), text("prt_1", "msg_a", "Hello", true)),
+        // Late: its text is already in the finished part.
+        delta("msg_a", "prt_1", "lo"),
+    ]);
+    assert_eq!(part_text(&app, "msg_a", "prt_1"), "Hello");
+}
+
+#[test]
 fn every_tool_status_is_held_as_sent() {
     let states = [
         json!({"status": "pending", "input": {}, "raw": ""}),
