@@ -18,6 +18,9 @@ pub struct ChatRequest {
     /// How much the model should reason, for models that do.
     #[serde(default)]
     pub reasoning: Reasoning,
+    /// Sampling temperature (the agent's); the provider's default when unset.
+    #[serde(default)]
+    pub temperature: Option<f64>,
 }
 
 /// Reasoning settings: an effort for OpenAI-compatible models (`reasoning_effort`), a thinking

@@ -274,6 +274,7 @@ impl Runner {
                 calls: &call_env,
                 max_tokens: settings.max_tokens,
                 reasoning: &settings.reasoning,
+                temperature: agent.temperature,
             };
             // The agent's own budget, within the run's.
             let max_steps = agent

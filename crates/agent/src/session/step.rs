@@ -36,6 +36,8 @@ pub struct StepEnv<'a> {
     /// `max_tokens` and reasoning settings for this model (see [`crate::catalogue::settings`]).
     pub max_tokens: Option<u32>,
     pub reasoning: &'a Reasoning,
+    /// The agent's sampling temperature, if it sets one.
+    pub temperature: Option<f64>,
     /// Where the step's calls run.
     pub calls: &'a CallEnv<'a>,
 }
@@ -50,6 +52,7 @@ impl StepEnv<'_> {
             tools: self.tools.to_vec(),
             max_tokens: self.max_tokens,
             reasoning,
+            temperature: self.temperature,
         }
     }
 }

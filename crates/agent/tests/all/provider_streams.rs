@@ -45,6 +45,7 @@ fn request(messages: Vec<ChatMessage>) -> ChatRequest {
         }],
         max_tokens: Some(256),
         reasoning: Default::default(),
+        temperature: None,
     }
 }
 

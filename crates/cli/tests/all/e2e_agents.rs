@@ -160,3 +160,24 @@ fn plan_exit_on_a_terminal_hands_over_to_build() {
     assert!(second.contains("is approved"), "{second}");
     assert!(second.contains("Plan mode is over"), "{second}");
 }
+
+#[test]
+fn an_agents_temperature_is_sent_to_the_model_and_none_is_sent_without_one() {
+    let p = Project::new();
+    p.file(
+        ".strata/agents/careful.md",
+        "---\ndescription: Careful\nmode: primary\ntemperature: 0.2\n---\nBe careful.\n",
+    );
+    let server = ModelServer::start(vec![Turn::text("ok"), Turn::text("ok")]);
+    run(&p, &server, &["--agent", "careful", "hi"]).expect_code(0);
+    run(&p, &server, &["hi"]).expect_code(0);
+    // The agent's requests, then the default agent's (title requests are not the agent's).
+    let requests = server.requests();
+    let sent: Vec<Option<f64>> = requests
+        .iter()
+        .filter(|r| r.to_string().contains("Be careful.") || r.to_string().contains("\"hi\""))
+        .map(|r| r.get("temperature").and_then(Value::as_f64))
+        .collect();
+    assert!(sent.contains(&Some(0.2)), "{requests:#?}");
+    assert!(sent.contains(&None), "{requests:#?}");
+}

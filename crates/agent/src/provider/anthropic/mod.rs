@@ -123,6 +123,9 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     }
     if let Some(budget) = req.reasoning.budget_tokens {
         body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    } else if let Some(t) = req.temperature {
+        // Only without thinking: the API refuses a temperature beside it.
+        body["temperature"] = json!(t);
     }
     if !req.tools.is_empty() {
         body["tools"] = req
@@ -206,8 +209,10 @@ mod tests {
             }],
             max_tokens: None,
             reasoning: Default::default(),
+            temperature: Some(0.2),
         };
         let body = request_body(&req);
+        assert_eq!(body["temperature"], 0.2);
         assert_eq!(body["max_tokens"], DEFAULT_MAX_TOKENS);
         assert_eq!(body["system"], "sys");
         assert_eq!(body["stream"], true);
@@ -260,12 +265,15 @@ mod tests {
                 effort: None,
                 budget_tokens: Some(4000),
             },
+            temperature: Some(0.2),
         };
         let body = request_body(&req);
         assert_eq!(
             body["thinking"],
             json!({"type": "enabled", "budget_tokens": 4000})
         );
+        // Anthropic accepts no temperature beside thinking: it is left out.
+        assert!(body.get("temperature").is_none(), "{body}");
         assert_eq!(body["max_tokens"], 20_000);
         assert_eq!(
             body["messages"][1]["content"],

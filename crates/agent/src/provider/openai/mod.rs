@@ -116,6 +116,9 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
             })
             .collect();
     }
+    if let Some(t) = req.temperature {
+        body["temperature"] = json!(t);
+    }
     if let Some(max) = req.max_tokens {
         body["max_tokens"] = json!(max);
     }
@@ -183,6 +186,7 @@ mod tests {
             }],
             max_tokens: Some(100),
             reasoning: Default::default(),
+            temperature: Some(0.3),
         };
         let body = request_body(&req);
         assert_eq!(
@@ -200,6 +204,7 @@ mod tests {
                 "stream": true,
                 "stream_options": {"include_usage": true},
                 "tools": [{"type": "function", "function": {"name": "glob", "description": "find files", "parameters": {"type": "object"}}}],
+                "temperature": 0.3,
                 "max_tokens": 100,
             })
         );
@@ -214,6 +219,7 @@ mod tests {
             tools: vec![],
             max_tokens: None,
             reasoning: Default::default(),
+            temperature: None,
         };
         let mut req = req;
         let body = request_body(&req);
@@ -268,6 +274,7 @@ mod tests {
             tools: vec![],
             max_tokens: None,
             reasoning: Default::default(),
+            temperature: None,
         };
         let body = request_body(&req);
         let roles: Vec<&str> = body["messages"]
