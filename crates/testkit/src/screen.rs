@@ -1,11 +1,12 @@
 //! Reading what a program drew on a pseudo-terminal: [`plain`] drops the escape sequences so
 //! a test can look for words on the screen.
 
-/// The output with CSI/OSC sequences dropped and cursor moves turned into spaces.
+/// The output with CSI, OSC, DCS and APC sequences dropped; a cursor move (CUP, HVP, CHA,
+/// CUF, VPA) becomes a space, since it stands where the drawing skipped cells.
 pub fn plain(bytes: &[u8]) -> String {
     let s = String::from_utf8_lossy(bytes);
     let mut out = String::new();
-    let mut chars = s.chars().peekable();
+    let mut chars = s.chars();
     while let Some(c) = chars.next() {
         if c != '\x1b' {
             out.push(c);
@@ -13,16 +14,19 @@ pub fn plain(bytes: &[u8]) -> String {
         }
         match chars.next() {
             Some('[') => {
-                for c in chars.by_ref() {
-                    if c.is_ascii_alphabetic() || c == '~' {
+                let fin = chars.by_ref().find(|c| ('\x40'..='\x7e').contains(c));
+                if matches!(fin, Some('H' | 'f' | 'G' | 'C' | 'd')) {
+                    out.push(' ');
+                }
+            }
+            // Ended by BEL or by ST (ESC \).
+            Some(']' | 'P' | '_') => {
+                while let Some(c) = chars.next() {
+                    if c == '\x07' {
                         break;
                     }
-                }
-                out.push(' ');
-            }
-            Some(']') => {
-                for c in chars.by_ref() {
-                    if c == '\x07' {
+                    if c == '\x1b' {
+                        chars.next();
                         break;
                     }
                 }
@@ -31,4 +35,15 @@ pub fn plain(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain;
+
+    #[test]
+    fn sequences_go_and_cursor_moves_become_spaces() {
+        assert_eq!(plain(b"a\x1b[1;2Hb\x1b[0mc\x1b]0;t\x07"), "a bc");
+        assert_eq!(plain(b"x\x1bP+q4d73\x1b\\y\x1b[2Cz"), "xy z");
+    }
 }

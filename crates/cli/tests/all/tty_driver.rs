@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use strata_testkit::poll_within_blocking;
+pub(crate) use strata_testkit::screen::plain;
 
 pub(crate) const COLS: u16 = 120;
 pub(crate) const ROWS: u16 = 40;
@@ -263,49 +264,9 @@ fn osc_reply(body: &str) -> Option<String> {
     }
 }
 
-/// `bytes` with CSI/OSC/DCS sequences dropped; a cursor move becomes a space.
 /// `s` with every run of white space made one space.
 fn squeeze(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-pub(crate) fn plain(bytes: &[u8]) -> String {
-    let s = String::from_utf8_lossy(bytes);
-    let mut out = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\x1b' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                let mut fin = ' ';
-                for c in chars.by_ref() {
-                    if ('\x40'..='\x7e').contains(&c) {
-                        fin = c;
-                        break;
-                    }
-                }
-                if matches!(fin, 'H' | 'f' | 'G' | 'C' | 'd') {
-                    out.push(' ');
-                }
-            }
-            Some(']' | 'P' | '_') => {
-                while let Some(c) = chars.next() {
-                    if c == '\x07' {
-                        break;
-                    }
-                    if c == '\x1b' {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[test]
@@ -328,5 +289,4 @@ fn queries_get_an_xterm_reply_and_an_incomplete_one_waits() {
         ]
     );
     assert_eq!(next, out.len() - 2);
-    assert_eq!(plain(b"a\x1b[1;2Hb\x1b[0mc\x1b]0;t\x07"), "a bc");
 }
