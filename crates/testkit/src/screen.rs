@@ -1,5 +1,28 @@
-//! Reading what a program drew on a pseudo-terminal: [`plain`] drops the escape sequences so
-//! a test can look for words on the screen.
+//! Reading what a program drew on a pseudo-terminal: [`record`] keeps its output as it comes,
+//! and [`plain`] drops the escape sequences so a test can look for words on the screen.
+
+use std::io::Read;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+/// Everything `out` yields, copied into a shared buffer by a thread of its own until the end
+/// of the stream; join the thread to know the buffer is complete.
+pub fn record(mut out: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, JoinHandle<()>) {
+    let screen = Arc::new(Mutex::new(Vec::new()));
+    let sink = screen.clone();
+    let reader = std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        while let Ok(n) = out.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .extend_from_slice(&chunk[..n]);
+        }
+    });
+    (screen, reader)
+}
 
 /// The output with CSI, OSC, DCS and APC sequences dropped; a cursor move (CUP, HVP, CHA,
 /// CUF, VPA) becomes a space, since it stands where the drawing skipped cells.

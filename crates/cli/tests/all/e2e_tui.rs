@@ -3,7 +3,7 @@
 //! call by key, quit with Ctrl+C twice, and check that the process exited with 0, nothing of
 //! its session is left running, and the terminal was given back.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use strata_testkit::model_server::{ModelServer, Turn};
 use strata_testkit::poll_within_blocking as poll;
-use strata_testkit::screen::plain;
+use strata_testkit::screen::{plain, record};
 
 use crate::common::{Project, strata_bin};
 use crate::e2e_run_support::{MODEL, environment};
@@ -43,18 +43,7 @@ impl Ui {
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
         let mut child = cmd.spawn().unwrap();
-        let screen = Arc::new(Mutex::new(Vec::new()));
-        let mut out = child.stdout.take().unwrap();
-        let sink = screen.clone();
-        let reader = std::thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            while let Ok(n) = out.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().extend_from_slice(&chunk[..n]);
-            }
-        });
+        let (screen, reader) = record(child.stdout.take().unwrap());
         let input = child.stdin.take().unwrap();
         Ui {
             child,

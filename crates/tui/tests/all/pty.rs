@@ -2,7 +2,7 @@
 //! server: type a prompt, see the tool cards and the answer, allow the edit by key, quit with
 //! Ctrl+C twice, and check that the terminal was given back and nothing is left running.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -56,18 +56,7 @@ fn a_turn_with_a_permission_in_a_pseudo_terminal() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let buf = Arc::new(Mutex::new(Vec::new()));
-    let mut out = child.stdout.take().unwrap();
-    let sink = buf.clone();
-    let reader = std::thread::spawn(move || {
-        let mut chunk = [0u8; 8192];
-        while let Ok(n) = out.read(&mut chunk) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().extend_from_slice(&chunk[..n]);
-        }
-    });
+    let (buf, reader) = strata_testkit::screen::record(child.stdout.take().unwrap());
     let mut input = child.stdin.take().unwrap();
     wait_for(&buf, "Ask anything");
     input.write_all(b"fix the greeting").unwrap();
