@@ -81,19 +81,10 @@ impl Client for LocalClient {
     async fn snapshot(&self, session_id: &str) -> Result<Snapshot> {
         let what = format!("opening session {session_id}");
         let info = self.local.session(session_id).map_err(failed(&what))?;
-        let session = read::parse(&what, json(&what, &info)?)?;
         let list = self.local.messages(session_id).map_err(failed(&what))?;
-        let messages = read::messages(&json(&what, &list)?);
-        let todos = match self.local.todos(session_id) {
-            Ok(t) => read::todos(json(&what, &t)?),
-            Err(_) => vec![],
-        };
-        Ok(Snapshot {
-            session,
-            messages,
-            todos,
-            seq: None,
-        })
+        let todos = self.local.todos(session_id).ok();
+        let todos = todos.map(|t| json(&what, &t)).transpose()?;
+        read::snapshot(&what, json(&what, &info)?, &json(&what, &list)?, todos)
     }
 
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {

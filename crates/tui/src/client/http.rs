@@ -164,29 +164,16 @@ impl Client for HttpClient {
 
     async fn snapshot(&self, session_id: &str) -> Result<Snapshot> {
         let what = format!("GET /session/{session_id}");
-        let session: SessionInfo = parse(
-            &what,
-            self.get(&what, &format!("/session/{session_id}")).await?,
-        )?;
-        let what = format!("GET /session/{session_id}/message");
+        let info = self.get(&what, &format!("/session/{session_id}")).await?;
+        let what_list = format!("GET /session/{session_id}/message");
         let list = self
-            .get(&what, &format!("/session/{session_id}/message"))
+            .get(&what_list, &format!("/session/{session_id}/message"))
             .await?;
-        let messages = read::messages(&list);
-        // Todos are optional, as for opencode's own client.
-        let todos = match self
+        let todos = self
             .get("todo", &format!("/session/{session_id}/todo"))
             .await
-        {
-            Ok(v) => read::todos(v),
-            Err(_) => vec![],
-        };
-        Ok(Snapshot {
-            session,
-            messages,
-            todos,
-            seq: None,
-        })
+            .ok();
+        read::snapshot(&what, info, &list, todos)
     }
 
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {

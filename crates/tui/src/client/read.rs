@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{ClientError, Result};
-use crate::model::{AgentInfo, Bootstrap, MessageWithParts, ModelRef, SessionInfo, Todo};
+use crate::model::{AgentInfo, Bootstrap, MessageWithParts, ModelRef, SessionInfo, Snapshot, Todo};
 
 /// Reads `v` as `T`; a mismatch is reported as an unexpected answer to `what`.
 pub fn parse<T: for<'de> Deserialize<'de>>(what: &str, v: Value) -> Result<T> {
@@ -70,4 +70,15 @@ pub fn messages(v: &Value) -> Vec<MessageWithParts> {
 /// `GET /session/:id/todo`; todos are optional, so anything unreadable is none.
 pub fn todos(v: Value) -> Vec<Todo> {
     parse("todo", v).unwrap_or_default()
+}
+
+/// A session opened: its info, its message list and (optional, as for opencode's own client)
+/// its todos; a todo list that could not be fetched is `None` and reads as empty.
+pub fn snapshot(what: &str, info: Value, list: &Value, todos: Option<Value>) -> Result<Snapshot> {
+    Ok(Snapshot {
+        session: parse(what, info)?,
+        messages: messages(list),
+        todos: todos.map(self::todos).unwrap_or_default(),
+        seq: None,
+    })
 }
