@@ -82,10 +82,7 @@ async fn a_permission_is_answered_over_http() {
         Turn::text("ok"),
     ]);
     let s = serve(&p, &model, &[]);
-    let id = s.session().await;
-    let mut events = s.events("/event", None).await;
-    s.post(&format!("/session/{id}/prompt_async"), prompt("echo"))
-        .await;
+    let (_, mut events) = s.prompted("echo").await;
     let asked = events.until(|i| is(i, "permission.asked")).await;
     let request = asked.last().unwrap().1["properties"].clone();
     let (_, pending) = s.get("/permission").await;
@@ -118,10 +115,7 @@ async fn abort_stops_a_long_bash() {
         Turn::text("never"),
     ]);
     let s = serve(&p, &model, &[]);
-    let id = s.session().await;
-    let mut events = s.events("/event", None).await;
-    s.post(&format!("/session/{id}/prompt_async"), prompt("wait"))
-        .await;
+    let (id, mut events) = s.prompted("wait").await;
     events
         .until(|i| i["properties"]["part"]["state"]["status"] == "running")
         .await;
@@ -157,10 +151,7 @@ fn sleeping_then(after: Vec<Turn>) -> ModelServer {
 /// SIGKILLs the server mid-call; returns the session and the call's process group.
 async fn killed_mid_turn(p: &Project, model: &ModelServer, queued: &str) -> (String, i32) {
     let mut s = serve(p, model, &[]);
-    let id = s.session().await;
-    let mut events = s.events("/event", None).await;
-    s.post(&format!("/session/{id}/prompt_async"), prompt("wait"))
-        .await;
+    let (id, mut events) = s.prompted("wait").await;
     events
         .until(|i| i["properties"]["part"]["state"]["status"] == "running")
         .await;

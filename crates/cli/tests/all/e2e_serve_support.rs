@@ -114,6 +114,15 @@ impl Served {
         body["id"].as_str().unwrap().to_string()
     }
 
+    /// A new session with its `/event` stream open and `text` sent without waiting.
+    pub(crate) async fn prompted(&self, text: &str) -> (String, Events) {
+        let id = self.session().await;
+        let events = self.events("/event", None).await;
+        self.post(&format!("/session/{id}/prompt_async"), prompt(text))
+            .await;
+        (id, events)
+    }
+
     pub(crate) async fn events(&self, path: &str, last: Option<i64>) -> Events {
         let mut req = reqwest::Client::new().get(format!("{}{path}", self.url));
         if let Some(id) = last {
