@@ -171,13 +171,20 @@ fn an_agents_temperature_is_sent_to_the_model_and_none_is_sent_without_one() {
     let server = ModelServer::start(vec![Turn::text("ok"), Turn::text("ok")]);
     run(&p, &server, &["--agent", "careful", "hi"]).expect_code(0);
     run(&p, &server, &["hi"]).expect_code(0);
-    // The agent's requests, then the default agent's (title requests are not the agent's).
+    // The agents' own requests offer tools (a title request does not): the custom agent's
+    // carry its temperature, the default agent's none.
     let requests = server.requests();
-    let sent: Vec<Option<f64>> = requests
+    let agents: Vec<&Value> = requests
         .iter()
-        .filter(|r| r.to_string().contains("Be careful.") || r.to_string().contains("\"hi\""))
-        .map(|r| r.get("temperature").and_then(Value::as_f64))
+        .filter(|r| r["tools"].as_array().is_some_and(|t| !t.is_empty()))
         .collect();
-    assert!(sent.contains(&Some(0.2)), "{requests:#?}");
-    assert!(sent.contains(&None), "{requests:#?}");
+    assert_eq!(agents.len(), 2, "{requests:#?}");
+    let careful = agents
+        .iter()
+        .filter(|r| r.to_string().contains("Be careful."));
+    assert_eq!(careful.count(), 1, "one request is the custom agent's");
+    for r in agents {
+        let want = r.to_string().contains("Be careful.").then_some(0.2);
+        assert_eq!(r.get("temperature").and_then(Value::as_f64), want, "{r:#}");
+    }
 }
