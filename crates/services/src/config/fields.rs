@@ -88,14 +88,25 @@ pub(super) fn positive(
     key: &str,
     field: &str,
 ) -> Result<Option<usize>, FieldError> {
+    // usize holds every u64 on the 64-bit targets Strata builds for.
+    let n = positive_as(obj, key, field, "a positive integer")?;
+    Ok(n.map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+}
+
+/// A whole number above zero; `what` says what was expected when it is not one.
+pub(super) fn positive_as(
+    obj: &Map<String, Value>,
+    key: &str,
+    field: &str,
+    what: &'static str,
+) -> Result<Option<u64>, FieldError> {
     match get(obj, key) {
         None => Ok(None),
         Some(v) => v
             .as_u64()
             .filter(|n| *n > 0)
-            .and_then(|n| usize::try_from(n).ok())
             .map(Some)
-            .ok_or_else(|| wrong(field, "a positive integer", v)),
+            .ok_or_else(|| wrong(field, what, v)),
     }
 }
 

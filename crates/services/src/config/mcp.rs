@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::fields::{FieldError, boolean, get, object, wrong};
+use super::fields::{FieldError, boolean, get, object, positive_as, wrong};
 
 /// How long a server gets to start and answer `initialize` when `timeout` is not set.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -144,14 +144,8 @@ fn millis(
     key: &str,
     field: &str,
 ) -> Result<Option<Duration>, FieldError> {
-    match get(obj, key) {
-        None => Ok(None),
-        Some(v) => v
-            .as_u64()
-            .filter(|n| *n > 0)
-            .map(|n| Some(Duration::from_millis(n)))
-            .ok_or_else(|| wrong(field, "a positive number of milliseconds", v)),
-    }
+    let n = positive_as(obj, key, field, "a positive number of milliseconds")?;
+    Ok(n.map(Duration::from_millis))
 }
 
 #[cfg(test)]
