@@ -16,7 +16,7 @@
 //!
 //! ```ignore
 //! let (provider, model) = resolve_provider("openai/gpt-4.1", |k| std::env::var(k).ok(), &providers)?;
-//! let req = ChatRequest { model, system, messages, tools, max_tokens: None, reasoning: Reasoning::default(), temperature: None };
+//! let req = ChatRequest { model, system, messages, tools, max_tokens: None, reasoning: Reasoning::default(), temperature: None, ..Default::default() };
 //! let mut events = provider.stream(req, cancel.clone()).await?;
 //! while let Some(event) = events.next().await { match event? { /* … */ } }
 //! ```

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One request to a model: the whole conversation so far plus the tools it may call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChatRequest {
     /// The API model id (without the `openai/` or `anthropic/` prefix).
     pub model: String,
@@ -21,6 +21,15 @@ pub struct ChatRequest {
     /// Sampling temperature (the agent's); the provider's default when unset.
     #[serde(default)]
     pub temperature: Option<f64>,
+    /// A stable key for the provider's prompt cache (the session id): sent as
+    /// `prompt_cache_key` where the wire accepts it, so the steps of one session share a cache.
+    #[serde(default)]
+    pub cache_key: Option<String>,
+    /// For models whose reasoning must travel back with their tool calls (the catalogue's
+    /// `interleaved`): the assistant-message field that carries it on chat-completions wires
+    /// (`reasoning_content`, `reasoning_details`). `None`: reasoning is not sent back there.
+    #[serde(default)]
+    pub interleaved: Option<String>,
 }
 
 /// Reasoning settings: an effort for OpenAI-compatible models (`reasoning_effort`), a thinking

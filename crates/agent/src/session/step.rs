@@ -53,6 +53,7 @@ impl StepEnv<'_> {
             max_tokens: self.max_tokens,
             reasoning,
             temperature: self.temperature,
+            ..ChatRequest::default()
         }
     }
 }

@@ -46,6 +46,7 @@ fn request(messages: Vec<ChatMessage>) -> ChatRequest {
         max_tokens: Some(256),
         reasoning: Default::default(),
         temperature: None,
+        ..Default::default()
     }
 }
 

@@ -210,6 +210,7 @@ mod tests {
             max_tokens: None,
             reasoning: Default::default(),
             temperature: Some(0.2),
+            ..Default::default()
         };
         let body = request_body(&req);
         assert_eq!(body["temperature"], 0.2);
@@ -266,6 +267,7 @@ mod tests {
                 budget_tokens: Some(4000),
             },
             temperature: Some(0.2),
+            ..Default::default()
         };
         let body = request_body(&req);
         assert_eq!(

@@ -187,6 +187,7 @@ mod tests {
             max_tokens: Some(100),
             reasoning: Default::default(),
             temperature: Some(0.3),
+            ..Default::default()
         };
         let body = request_body(&req);
         assert_eq!(
@@ -220,6 +221,7 @@ mod tests {
             max_tokens: None,
             reasoning: Default::default(),
             temperature: None,
+            ..Default::default()
         };
         let mut req = req;
         let body = request_body(&req);
@@ -275,6 +277,7 @@ mod tests {
             max_tokens: None,
             reasoning: Default::default(),
             temperature: None,
+            ..Default::default()
         };
         let body = request_body(&req);
         let roles: Vec<&str> = body["messages"]
