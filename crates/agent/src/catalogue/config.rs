@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Catalogue, ModelInfo, Price};
+use super::{Catalogue, ModelInfo};
 
 /// A model setting that cannot be used: a config model entry (`field` is its path in the
 /// config) or the `--variant` flag.
@@ -35,13 +35,7 @@ pub(super) fn apply(
             let spec = spec
                 .as_object()
                 .ok_or_else(|| wrong(&field, "an object", spec))?;
-            let mut info = catalogue.lookup(&id).cloned().unwrap_or(ModelInfo {
-                id: String::new(),
-                context: 0,
-                output: 0,
-                reasoning: false,
-                cost: Price::default(),
-            });
+            let mut info = catalogue.lookup(&id).unwrap_or_default();
             info.id = id;
             merge(&mut info, spec, &field)?;
             catalogue.insert(info);

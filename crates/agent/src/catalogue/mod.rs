@@ -1,14 +1,18 @@
 //! The model catalogue: what Strata knows about a model before it calls it — its context window
-//! and output limit, whether it reasons, and its list prices — so a run can price its steps,
-//! size `max_tokens` and compact before the window is full.
+//! and output limit, whether it reasons, its list prices, and whether its reasoning must travel
+//! back on tool-call turns — so a run can price its steps, size `max_tokens` and compact before
+//! the window is full.
 //!
-//! The built-in table is data (`models.json`, parsed once); the config adds or overrides entries
-//! in opencode's shape: `provider.<id>.models.<model>.{limit: {context, output}, cost: {input,
-//! output, cache_read, cache_write}, reasoning}`. [`Catalogue::lookup`] finds a model by
+//! Three layers, most specific first: the config's `provider.<id>.models.<model>` entries (in
+//! opencode's shape: `limit: {context, output}`, `cost: {input, output, cache_read,
+//! cache_write}`, `reasoning`), then the models.dev catalogue packed into the binary
+//! ([`models_dev`], parsed on first use), then Strata's own small table (`models.json`), which
+//! also fills limits the catalogue leaves out. [`Catalogue::lookup`] finds a model by
 //! `provider/model`, then by its model id alone (a dated or gateway-prefixed id finds its base
 //! entry). [`settings`] turns an entry, the config and `--variant` into what one run sends.
 
 mod config;
+pub mod models_dev;
 mod settings;
 
 use std::collections::BTreeMap;
@@ -35,7 +39,7 @@ pub struct Price {
 }
 
 /// One model's entry.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct ModelInfo {
     /// `provider/model`, the key it is stored under.
     #[serde(skip)]
@@ -50,6 +54,10 @@ pub struct ModelInfo {
     pub reasoning: bool,
     #[serde(default)]
     pub cost: Price,
+    /// The assistant-message field its reasoning travels back in on tool-call turns
+    /// (models.dev's `interleaved`), for chat-completions wires.
+    #[serde(default)]
+    pub interleaved: Option<String>,
 }
 
 impl ModelInfo {
@@ -78,10 +86,11 @@ impl ModelInfo {
     }
 }
 
-/// Model entries by `provider/model`.
+/// The config's model entries over the packed catalogue and Strata's own table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Catalogue {
-    models: BTreeMap<String, ModelInfo>,
+    /// Entries from the config, already merged over what the lower layers say.
+    config: BTreeMap<String, ModelInfo>,
 }
 
 #[derive(Deserialize)]
@@ -91,77 +100,127 @@ struct BuiltinFile {
 
 const BUILTIN: &str = include_str!("models.json");
 
-fn parse_builtin() -> Result<Catalogue, serde_json::Error> {
+fn parse_builtin() -> Result<BTreeMap<String, ModelInfo>, serde_json::Error> {
     let file: BuiltinFile = serde_json::from_str(BUILTIN)?;
-    let models = file
+    Ok(file
         .models
         .into_iter()
         .map(|(id, mut info)| {
             info.id.clone_from(&id);
             (id, info)
         })
-        .collect();
-    Ok(Catalogue { models })
+        .collect())
+}
+
+/// Strata's own table. Its parse is checked by a unit test, so the empty fallback is never
+/// seen in a released build.
+fn own_table() -> &'static BTreeMap<String, ModelInfo> {
+    static BUILT: OnceLock<BTreeMap<String, ModelInfo>> = OnceLock::new();
+    BUILT.get_or_init(|| parse_builtin().unwrap_or_default())
 }
 
 impl Catalogue {
-    /// The built-in table. Its parse is checked by a unit test, so the empty fallback is never
-    /// seen in a released build.
+    /// The catalogue without config entries.
     pub fn builtin() -> &'static Catalogue {
-        static BUILT: OnceLock<Catalogue> = OnceLock::new();
-        BUILT.get_or_init(|| parse_builtin().unwrap_or_default())
+        static EMPTY: OnceLock<Catalogue> = OnceLock::new();
+        EMPTY.get_or_init(Catalogue::default)
     }
 
-    /// The built-in table with the config's `provider.<id>.models` entries added or merged over
-    /// it.
+    /// The catalogue with the config's `provider.<id>.models` entries merged over it.
     pub fn with_config(
         providers: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<Catalogue, CatalogueError> {
-        let mut catalogue = Self::builtin().clone();
+        let mut catalogue = Catalogue::default();
         config::apply(&mut catalogue, providers)?;
         Ok(catalogue)
     }
 
-    /// Adds or replaces an entry.
+    /// Adds or replaces an entry (it wins over every lower layer).
     pub fn insert(&mut self, info: ModelInfo) {
-        self.models.insert(info.id.clone(), info);
+        self.config.insert(info.id.clone(), info);
     }
 
-    /// Every entry, by id.
-    pub fn iter(&self) -> impl Iterator<Item = &ModelInfo> {
-        self.models.values()
+    /// The entries of Strata's own table, by id.
+    pub fn own_entries() -> impl Iterator<Item = &'static ModelInfo> {
+        own_table().values()
     }
 
-    /// The entry for `model_id` (`provider/model`): the exact id; else the same id without a
-    /// date or `-latest` suffix; else an entry of any provider whose model part matches (so
-    /// `openai/deepseek-chat` served by a compatible endpoint finds `deepseek/deepseek-chat`),
-    /// preferring the same provider; else one matching the id's last path segment.
-    pub fn lookup(&self, model_id: &str) -> Option<&ModelInfo> {
-        if let Some(found) = self.models.get(model_id) {
-            return Some(found);
+    /// The entry for `model_id` (`provider/model`): a config entry; else the packed
+    /// catalogue's entry for that provider and model (with limits it lacks taken from Strata's
+    /// own table); else Strata's own table, by the exact id, by the id without a date or
+    /// `-latest` suffix, or by the model part under any provider (so `openai/deepseek-chat`
+    /// served by a compatible endpoint finds `deepseek/deepseek-chat`); else the packed
+    /// catalogue's entry for the same model under another provider.
+    pub fn lookup(&self, model_id: &str) -> Option<ModelInfo> {
+        if let Some(found) = self.config.get(model_id) {
+            return Some(found.clone());
         }
         let (provider, model) = model_id.split_once('/').unwrap_or(("", model_id));
-        let base = base_name(model);
-        if let Some(found) = self.models.get(&format!("{provider}/{base}")) {
-            return Some(found);
+        let db = models_dev::ModelsDev::get();
+        let own = fuzzy(own_table(), model_id);
+        if let Some(entry) = db.model(provider, model) {
+            return Some(from_models_dev(model_id, entry, own));
         }
-        let by_model = |wanted: &str| {
-            let mut hits = self.models.values().filter(|m| {
-                m.id.split_once('/')
-                    .is_some_and(|(_, m)| m == wanted || base_name(m) == wanted)
-            });
-            let first = hits.next()?;
-            Some(
-                std::iter::once(first)
-                    .chain(hits)
-                    .find(|m| m.id.starts_with(&format!("{provider}/")))
-                    .unwrap_or(first),
-            )
-        };
-        by_model(model)
-            .or_else(|| by_model(&base))
-            .or_else(|| by_model(&base_name(model.rsplit('/').next().unwrap_or(model))))
+        if let Some(own) = own {
+            return Some(own.clone());
+        }
+        let base = base_name(model);
+        db.providers
+            .iter()
+            .flat_map(|(p, entry)| entry.models.iter().map(move |(m, e)| (p, m, e)))
+            .filter(|(_, m, _)| **m == model || **m == base)
+            .min_by_key(|(p, _, _)| *p != provider)
+            .map(|(_, _, entry)| from_models_dev(model_id, entry, None))
     }
+}
+
+/// A packed-catalogue entry as a [`ModelInfo`] under `id`; zero limits and prices are taken
+/// from `own` (Strata's table) when it has them.
+fn from_models_dev(id: &str, entry: &models_dev::ModelEntry, own: Option<&ModelInfo>) -> ModelInfo {
+    let pick = |a: u64, b: Option<u64>| if a == 0 { b.unwrap_or(0) } else { a };
+    let mut cost = entry.cost;
+    if cost == Price::default()
+        && let Some(own) = own
+    {
+        cost = own.cost;
+    }
+    ModelInfo {
+        id: id.to_string(),
+        context: pick(entry.context, own.map(|o| o.context)),
+        output: pick(entry.output, own.map(|o| o.output)),
+        reasoning: entry.reasoning || own.is_some_and(|o| o.reasoning),
+        cost,
+        interleaved: entry.interleaved.clone(),
+    }
+}
+
+/// Strata's own lookup rules over `models`: exact id, id without a release suffix, then the
+/// model part under any provider (preferring the same provider), then the last path segment.
+fn fuzzy<'a>(models: &'a BTreeMap<String, ModelInfo>, model_id: &str) -> Option<&'a ModelInfo> {
+    if let Some(found) = models.get(model_id) {
+        return Some(found);
+    }
+    let (provider, model) = model_id.split_once('/').unwrap_or(("", model_id));
+    let base = base_name(model);
+    if let Some(found) = models.get(&format!("{provider}/{base}")) {
+        return Some(found);
+    }
+    let by_model = |wanted: &str| {
+        let mut hits = models.values().filter(|m| {
+            m.id.split_once('/')
+                .is_some_and(|(_, m)| m == wanted || base_name(m) == wanted)
+        });
+        let first = hits.next()?;
+        Some(
+            std::iter::once(first)
+                .chain(hits)
+                .find(|m| m.id.starts_with(&format!("{provider}/")))
+                .unwrap_or(first),
+        )
+    };
+    by_model(model)
+        .or_else(|| by_model(&base))
+        .or_else(|| by_model(&base_name(model.rsplit('/').next().unwrap_or(model))))
 }
 
 /// A model id without the suffixes vendors add to pin a release: `-20250514`, `-2025-04-14`,
@@ -198,8 +257,9 @@ mod tests {
 
     #[test]
     fn the_builtin_table_parses_and_covers_the_three_families() {
-        let c = parse_builtin().unwrap();
-        assert!(c.models.len() >= 20, "{}", c.models.len());
+        let own = parse_builtin().unwrap();
+        assert!(own.len() >= 20, "{}", own.len());
+        let c = Catalogue::builtin();
         for id in [
             "openai/gpt-4.1",
             "anthropic/claude-sonnet-4-5",
@@ -209,16 +269,16 @@ mod tests {
             assert_eq!(m.id, id);
             assert!(m.context > 0 && m.output > 0 && m.cost.input > 0.0, "{m:?}");
         }
-        for m in c.iter() {
+        for m in own.values() {
             assert!(m.output <= m.context, "{m:?}");
         }
-        assert_eq!(Catalogue::builtin(), &c);
+        assert_eq!(own_table(), &own);
     }
 
     #[test]
     fn lookup_matches_dated_prefixed_and_foreign_provider_ids() {
-        let c = Catalogue::builtin();
-        let id = |q: &str| c.lookup(q).map(|m| m.id.as_str());
+        let own = own_table();
+        let id = |q: &str| fuzzy(own, q).map(|m| m.id.as_str());
         assert_eq!(
             id("anthropic/claude-sonnet-4-20250514"),
             Some("anthropic/claude-sonnet-4")
@@ -231,6 +291,26 @@ mod tests {
             Some("openai/gpt-oss-120b")
         );
         assert_eq!(id("openai/no-such-model"), None);
+    }
+
+    #[test]
+    fn the_packed_catalogue_answers_first_and_strata_fills_its_gaps() {
+        let c = Catalogue::builtin();
+        // Known to models.dev under its own provider.
+        let groq = c.lookup("groq/llama-3.3-70b-versatile").unwrap();
+        assert!(groq.context > 0 && groq.cost.input > 0.0, "{groq:?}");
+        assert_eq!(groq.id, "groq/llama-3.3-70b-versatile");
+        // models.dev gives `openai/gpt-5` prices but no limits: Strata's table fills them.
+        let gpt5 = c.lookup("openai/gpt-5").unwrap();
+        assert_eq!((gpt5.context, gpt5.output), (400_000, 128_000));
+        assert_eq!(gpt5.cost.input, 1.25);
+        // Interleaved reasoning is carried from the catalogue.
+        let kimi = c.lookup("moonshotai/kimi-k2-thinking").unwrap();
+        assert_eq!(kimi.interleaved.as_deref(), Some("reasoning_content"));
+        // A model served under a provider that does not list it finds it elsewhere.
+        let foreign = c.lookup("ollama/deepseek-reasoner").unwrap();
+        assert!(foreign.context > 0, "{foreign:?}");
+        assert_eq!(c.lookup("ollama/no-such-model-at-all"), None);
     }
 
     #[test]
@@ -255,8 +335,7 @@ mod tests {
             id: "x/y".into(),
             context,
             output,
-            reasoning: false,
-            cost: Price::default(),
+            ..ModelInfo::default()
         };
         assert_eq!(info(200_000, 64_000).compact_at(), Some(180_000));
         assert_eq!(info(1000, 800).compact_at(), Some(750));

@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::{Catalogue, CatalogueError, ModelInfo};
-use crate::provider::{DEFAULT_MAX_TOKENS, Reasoning};
+use crate::provider::{DEFAULT_MAX_TOKENS, Reasoning, WireKind};
 
 /// The variant names `--variant` accepts without a config entry.
 pub const VARIANTS: [&str; 5] = ["minimal", "low", "medium", "high", "max"];
@@ -42,9 +42,10 @@ pub fn settings(
     variant: Option<&str>,
 ) -> Result<ModelSettings, CatalogueError> {
     let catalogue = Catalogue::with_config(providers)?;
-    let info = catalogue.lookup(model_id).cloned();
+    let info = catalogue.lookup(model_id);
     let (provider, model) = model_id.split_once('/').unwrap_or(("", model_id));
-    let anthropic = provider == "anthropic";
+    let anthropic =
+        crate::provider::resolve::wire_hint(model_id, providers) == Some(WireKind::Anthropic);
     let provider_entry = providers.get(provider);
     let model_entry = provider_entry
         .and_then(|p| p.get("models"))

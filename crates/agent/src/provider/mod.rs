@@ -11,8 +11,8 @@
 //! Implementations: one skeleton, [`StreamingProvider`], over reqwest with a hand-written SSE
 //! parser ([`sse`]) and one end-of-stream rule ([`DecodeState::end`]), parameterised by a
 //! [`Wire`] (path, headers, body, decoding): [`OpenAiCompatible`] (chat completions) and
-//! [`Anthropic`] (Messages). [`resolve_provider`] picks one from a model id, the environment
-//! and the config.
+//! [`Anthropic`] (Messages). A [`Resolver`] picks one from a model id, the config's providers,
+//! the packed models.dev catalogue, the environment and the stored keys ([`Credentials`]).
 //!
 //! ```ignore
 //! let (provider, model) = resolve_provider("openai/gpt-4.1", |k| std::env::var(k).ok(), &providers)?;
@@ -23,10 +23,11 @@
 
 mod anthropic;
 pub mod assembler;
+pub mod credentials;
 mod error;
 mod http;
 mod openai;
-mod resolve;
+pub mod resolve;
 pub mod sse;
 mod stream_state;
 mod streaming;
@@ -40,11 +41,13 @@ use tokio_util::sync::CancellationToken;
 
 pub use anthropic::{ANTHROPIC_VERSION, Anthropic, AnthropicWire, DEFAULT_MAX_TOKENS};
 pub use assembler::ToolCallAssembler;
+pub use credentials::Credentials;
 pub use error::{ERROR_BODY_LIMIT, ProviderError};
 pub use http::build_client;
 pub use openai::{OpenAiCompatible, OpenAiWire};
 pub use resolve::{
-    ANTHROPIC_DEFAULT_BASE_URL, KNOWN_PROVIDERS, OPENAI_DEFAULT_BASE_URL, resolve_provider,
+    ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL, Resolved, Resolver, WireKind,
+    resolve_provider,
 };
 pub use stream_state::DecodeState;
 pub use streaming::StreamingProvider;

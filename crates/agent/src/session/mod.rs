@@ -101,6 +101,21 @@ impl LoopServices {
             runs: cx.get::<SubagentRuns>().unwrap_or_default(),
         })
     }
+
+    /// The model resolver of this instance: the config's providers and its
+    /// `enabled_providers`/`disabled_providers`, the process environment, and the keys stored by
+    /// `strata auth login` (and opencode's).
+    pub fn resolver(&self) -> crate::provider::Resolver<'_> {
+        let env = |k: &str| std::env::var(k).ok();
+        let credentials = crate::provider::Credentials::standard(
+            &self.flags.data_dir,
+            &self.flags.home_dir,
+            &env,
+        );
+        crate::provider::Resolver::new(&self.config.provider)
+            .with_filters_from(&self.config.raw)
+            .with_credentials(credentials)
+    }
 }
 
 /// Why a run could not go on (model failures are a [`RunOutcome`], not this).

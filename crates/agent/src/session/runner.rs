@@ -83,6 +83,17 @@ pub struct Model {
     pub provider: Arc<dyn Provider>,
 }
 
+impl Model {
+    /// The model `id` as the resolver made it ready.
+    pub fn resolved(id: impl Into<String>, resolved: crate::provider::Resolved) -> Self {
+        Self {
+            id: id.into(),
+            api_model: resolved.api_model,
+            provider: Arc::from(resolved.provider),
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunOutcome {

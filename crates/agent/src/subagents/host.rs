@@ -15,7 +15,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::rules::{child_rules, depth_limit};
 use super::runs::{RunContext, SubagentRuns};
-use crate::provider::resolve_provider;
 use crate::session::{Model, RunOptions, RunOutcome, Runner};
 use crate::store::Store;
 
@@ -73,19 +72,16 @@ impl StoredSubagents {
         let Some(id) = &spec.model else {
             return Ok(parent.model.clone());
         };
-        let env = |key: &str| std::env::var(key).ok();
-        let (provider, api_model) = resolve_provider(id, env, &parent.services.config.provider)
-            .map_err(|e| {
-                SubagentError::Unavailable(format!(
-                    "the subagent `{}` is set to the model `{id}`, which cannot be used: {e}",
-                    spec.name
-                ))
-            })?;
-        Ok(Model {
-            id: id.clone(),
-            api_model,
-            provider: Arc::from(provider),
-        })
+        let resolved = parent.services.resolver().resolve(id).map_err(|e| {
+            SubagentError::Unavailable(format!(
+                "the subagent `{}` is set to the model `{id}`, which cannot be used: {e}",
+                spec.name
+            ))
+        })?;
+        for warning in &resolved.warnings {
+            tracing::warn!(subagent = %spec.name, "{warning}");
+        }
+        Ok(Model::resolved(id.clone(), resolved))
     }
 }
 

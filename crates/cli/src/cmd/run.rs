@@ -10,9 +10,6 @@
 //! Ctrl-C, 143 by SIGTERM, 129 by SIGHUP. Questions are put to the user only on a terminal with the default format; other
 //! runs deny the `question` permission, so the model is not offered the tool.
 
-use std::sync::Arc;
-
-use strata_agent::provider::resolve_provider;
 use strata_agent::session::{
     LoopServices, Model, RunOptions, RunOutcome, RunReport, Runner, SessionTarget, open_session,
 };
@@ -99,13 +96,16 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
             }
         },
     };
-    let (provider, api_model) = match resolve_provider(&model_id, env, &services.config.provider) {
-        Ok(p) => p,
+    let resolved = match services.resolver().resolve(&model_id) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("strata: {e}");
             return 2;
         }
     };
+    for warning in &resolved.warnings {
+        eprintln!("strata: warning: {warning}");
+    }
     let target = match (&args.session, args.r#continue) {
         (Some(id), _) => SessionTarget::Id(id.clone()),
         (None, true) => SessionTarget::Continue,
@@ -155,11 +155,7 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
         },
         ..RunOptions::default()
     };
-    let model = Model {
-        id: model_id,
-        api_model,
-        provider: Arc::from(provider),
-    };
+    let model = Model::resolved(model_id, resolved);
     let runner = Runner::new(services, model, options);
     let run = runner.run(&session.id, message, cancel.clone(), Some(sink));
     tokio::pin!(run);

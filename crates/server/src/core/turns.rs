@@ -223,10 +223,13 @@ impl ServerCore {
                 )
             })?,
         };
-        let env = |key: &str| std::env::var(key).ok();
-        let (provider, api_model) =
-            strata_agent::provider::resolve_provider(&model_id, env, &services.config.provider)
-                .map_err(|e| CoreError::BadRequest(format!("model: {e}")))?;
+        let resolved = services
+            .resolver()
+            .resolve(&model_id)
+            .map_err(|e| CoreError::BadRequest(format!("model: {e}")))?;
+        for warning in &resolved.warnings {
+            tracing::warn!(session = session_id, "{warning}");
+        }
         let rules: Vec<Rule> = self
             .store()
             .session_rules(session_id)?
@@ -237,11 +240,7 @@ impl ServerCore {
             session_rules: rules,
             ..RunOptions::default()
         };
-        let model = Model {
-            id: model_id,
-            api_model,
-            provider: Arc::from(provider),
-        };
+        let model = Model::resolved(model_id, resolved);
         Ok((
             Runner::new(services, model, options),
             entry.directory.clone(),

@@ -45,10 +45,23 @@ fn since_summary(messages: &[(Message, Vec<Part>)]) -> &[(Message, Vec<Part>)] {
     }
 }
 
+/// The input size at which to compact: the model's, else (its window unknown) that of a
+/// conservative window, so a long session with an unlisted model compacts before it overflows.
+fn compact_limit(info: Option<&ModelInfo>) -> Option<u64> {
+    info.and_then(ModelInfo::compact_at).or_else(|| {
+        ModelInfo {
+            context: crate::provider::resolve::UNKNOWN_MODEL_CONTEXT,
+            output: 8_192,
+            ..ModelInfo::default()
+        }
+        .compact_at()
+    })
+}
+
 /// Whether the next request should follow a compaction: the last finished step since the last
 /// compaction used, with the tool outputs it added (estimated), enough of the window.
 pub fn due(messages: &[(Message, Vec<Part>)], info: Option<&ModelInfo>) -> bool {
-    let Some(limit) = info.and_then(ModelInfo::compact_at) else {
+    let Some(limit) = compact_limit(info) else {
         return false;
     };
     let last = since_summary(messages).iter().rev().find_map(|(m, parts)| {
@@ -81,9 +94,7 @@ pub fn prune(
     messages: &[(Message, Vec<Part>)],
     info: Option<&ModelInfo>,
 ) -> Result<usize, StoreError> {
-    let protect = info
-        .and_then(ModelInfo::compact_at)
-        .map_or(40_000, |at| (at / 4).min(40_000));
+    let protect = compact_limit(info).map_or(40_000, |at| (at / 4).min(40_000));
     let mut kept = 0;
     let mut pruned = 0;
     let now = now_ms();

@@ -8,8 +8,7 @@ fn info(context: u64, output: u64) -> ModelInfo {
         id: "openai/tiny".into(),
         context,
         output,
-        reasoning: false,
-        cost: crate::catalogue::Price::default(),
+        ..ModelInfo::default()
     }
 }
 
