@@ -2,6 +2,7 @@
 //! spoken by OpenAI and the many servers that copy it (vLLM, llama.cpp, Ollama, gateways).
 
 mod decode;
+mod usage;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Value, json};
