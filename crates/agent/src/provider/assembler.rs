@@ -125,6 +125,26 @@ impl ToolCallAssembler {
         !self.calls.is_empty()
     }
 
+    /// Whether a call was started in `slot` (a delta for any other slot belongs to no call).
+    pub fn has_slot(&self, slot: u64) -> bool {
+        self.calls.iter().any(|c| c.slot == slot)
+    }
+
+    /// The slot of the call with this id, if one was started.
+    pub fn slot_of(&self, id: &str) -> Option<u64> {
+        self.calls.iter().find(|c| c.id == id).map(|c| c.slot)
+    }
+
+    /// The slot of the call started last.
+    pub fn last_slot(&self) -> Option<u64> {
+        self.calls.last().map(|c| c.slot)
+    }
+
+    /// A slot no call uses yet: one past the highest.
+    pub fn fresh_slot(&self) -> u64 {
+        self.calls.iter().map(|c| c.slot + 1).max().unwrap_or(0)
+    }
+
     fn complete_where(&mut self, pick: impl Fn(&Pending) -> bool) -> Vec<StreamEvent> {
         let mut out = Vec::new();
         for call in self.calls.iter_mut().filter(|c| !c.ready && pick(c)) {
@@ -222,6 +242,19 @@ mod tests {
         a.push(3, None, Some("todoread"), Some(""));
         assert_eq!(a.complete(3), vec![ready("call_3", "todoread", "{}")]);
         assert!(a.any_started());
+    }
+
+    #[test]
+    fn slots_are_found_by_id_and_a_fresh_one_is_past_the_highest() {
+        let mut a = ToolCallAssembler::new();
+        assert_eq!((a.fresh_slot(), a.last_slot()), (0, None));
+        a.push(4, Some("c1"), Some("read"), None);
+        a.push(2, Some("c2"), Some("glob"), None);
+        assert_eq!(a.slot_of("c2"), Some(2));
+        assert_eq!(a.slot_of("c9"), None);
+        assert_eq!(a.last_slot(), Some(2));
+        assert_eq!(a.fresh_slot(), 5);
+        assert!(a.has_slot(4) && !a.has_slot(3));
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub struct DecodeState {
     pub done: bool,
     /// The reasoning block being streamed, by slot, with its signature so far (Anthropic).
     pub reasoning: Option<(u64, String)>,
+    /// The id of the message being streamed, once it started (Anthropic's `message_start`).
+    pub message: Option<String>,
 }
 
 impl DecodeState {
@@ -31,6 +33,7 @@ impl DecodeState {
             usage: None,
             done: false,
             reasoning: None,
+            message: None,
         }
     }
 

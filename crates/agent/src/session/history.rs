@@ -242,4 +242,44 @@ mod tests {
             "the entry without a MIME type is skipped"
         );
     }
+
+    #[test]
+    fn reasoning_text_travels_for_every_provider_and_signatures_only_for_anthropic() {
+        let reasoning = |seq: i64, data: serde_json::Value| part("m1", seq, "reasoning", data);
+        let msgs = vec![(
+            message("m1", Role::Assistant, json!({})),
+            vec![
+                reasoning(
+                    1,
+                    json!({"text": "Plan: read.", "time": {"start": 1, "end": 2}}),
+                ),
+                reasoning(
+                    2,
+                    json!({"text": "Signed.", "time": {"start": 2, "end": 3},
+                        "metadata": {"anthropic": {"signature": "sig"}}}),
+                ),
+                reasoning(3, json!({"text": "cut off", "time": {"start": 3}})),
+                part(
+                    "m1",
+                    4,
+                    "tool",
+                    json!({"callID": "c1", "tool": "read", "state": {"status": "completed", "input": {}, "output": "A"}}),
+                ),
+            ],
+        )];
+        let h = chat_history(&msgs);
+        let ChatMessage::Assistant { reasoning, .. } = &h[0] else {
+            panic!("{h:?}")
+        };
+        let block = |text: &str, signature: Option<&str>| ReasoningBlock {
+            text: text.into(),
+            signature: signature.map(str::to_string),
+            redacted: None,
+        };
+        assert_eq!(
+            reasoning,
+            &vec![block("Plan: read.", None), block("Signed.", Some("sig"))],
+            "an unfinished part is left out"
+        );
+    }
 }

@@ -56,6 +56,11 @@ pub struct RunOptions {
     /// The agent's own system prompt, replacing the base prompt (see `prompt::assemble`);
     /// the chosen agent's prompt wins when it has one.
     pub agent_prompt: Option<String>,
+    /// The assistant-message field the model's reasoning is sent back in with its tool calls
+    /// (`reasoning_content`, `reasoning_details`), for models that need it back
+    /// ([`ChatRequest::interleaved`](crate::provider::ChatRequest::interleaved)); `None` sends
+    /// none. Until the catalogue says which models need it, whoever builds the run sets it.
+    pub interleaved: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -69,6 +74,7 @@ impl Default for RunOptions {
             variant: None,
             early_calls: true,
             agent_prompt: None,
+            interleaved: None,
         }
     }
 }
@@ -286,6 +292,7 @@ impl Runner {
                 max_tokens: settings.max_tokens,
                 reasoning: &settings.reasoning,
                 temperature: agent.temperature,
+                interleaved: opts.interleaved.as_deref(),
             };
             // The agent's own budget, within the run's.
             let max_steps = agent

@@ -38,6 +38,9 @@ pub struct StepEnv<'a> {
     pub reasoning: &'a Reasoning,
     /// The agent's sampling temperature, if it sets one.
     pub temperature: Option<f64>,
+    /// The field reasoning goes back in with tool calls, for models that need it
+    /// ([`ChatRequest::interleaved`]).
+    pub interleaved: Option<&'a str>,
     /// Where the step's calls run.
     pub calls: &'a CallEnv<'a>,
 }
@@ -53,6 +56,7 @@ impl StepEnv<'_> {
             max_tokens: self.max_tokens,
             reasoning,
             temperature: self.temperature,
+            interleaved: self.interleaved.map(str::to_string),
             ..ChatRequest::default()
         }
     }

@@ -20,3 +20,6 @@ mod store_todos;
 mod task_subagents;
 mod todo_question;
 mod undo;
+mod wire_corpus;
+mod wire_dialects;
+mod wire_reader;

@@ -5,6 +5,9 @@
 //! tool results, headers), read back into one neutral shape ([`SentRequest`]) and rendered
 //! readably for snapshots ([`ModelServer::rendered`]).
 //!
+//! A turn may also be a real vendor's recorded stream, served verbatim ([`Turn::Recorded`] with
+//! a [`Recording`]).
+//!
 //! Requests of subagent sessions can follow scripts of their own: [`ModelServer::route`] gives
 //! every request whose first user message contains a given text its own queue of turns, so a
 //! parent and its children, running at the same time, each get the answers meant for them.
@@ -19,6 +22,7 @@
 //! insta::assert_snapshot!(server.rendered());
 //! ```
 
+mod recorded;
 mod script;
 mod sent;
 mod wire;
@@ -38,6 +42,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use recorded::Recording;
 pub use script::{Gate, Pause, ScriptedCall, Turn, call};
 pub use sent::{SentItem, SentMessage, SentRequest, render_requests};
 pub use wire::{USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS};
@@ -402,6 +407,10 @@ async fn handle(
         Turn::Hang => sse(Body::from_stream(futures::stream::once(hang(
             shared.clone(),
         )))),
+        Turn::Recorded(recording) => {
+            let frames = recording.frames(protocol);
+            sse(frames_body(frames, false, None, shared.clone(), n))
+        }
         turn => {
             let (pieces, cut) = script::pieces(&turn);
             let frames = match protocol {

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::recorded::Recording;
+
 /// A scripted tool call: `(id, name, arguments as a JSON text)`.
 pub type ScriptedCall = (String, String, String);
 
@@ -47,6 +49,9 @@ pub enum Turn {
         calls: Vec<ScriptedCall>,
         pause: Pause,
     },
+    /// Streams a real vendor's recorded chunks verbatim, framed for the request's protocol
+    /// (see [`Recording`]).
+    Recorded(Recording),
 }
 
 /// How long a [`Turn::Paced`] response pauses between calls.
@@ -259,7 +264,9 @@ pub(crate) fn pieces(turn: &Turn) -> (Vec<Piece>, bool) {
             out.extend(rest);
             (out, cut)
         }
-        Turn::Status(..) | Turn::Hang | Turn::RateLimited { .. } => (out, false),
+        Turn::Status(..) | Turn::Hang | Turn::RateLimited { .. } | Turn::Recorded(_) => {
+            (out, false)
+        }
     }
 }
 

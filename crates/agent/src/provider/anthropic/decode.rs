@@ -1,25 +1,32 @@
 //! Decoding Messages stream events into neutral events.
 //!
-//! `message_start` carries input usage; each content block opens with `content_block_start`
-//! (`text`, `thinking`, `redacted_thinking`, or `tool_use` with id and name), grows with
-//! `content_block_delta` (`text_delta`, `thinking_delta`, `signature_delta`,
+//! `message_start` carries the message id and the usage so far; each content block opens with
+//! `content_block_start` (`text`, `thinking`, `redacted_thinking`, or `tool_use` with id and
+//! name), grows with `content_block_delta` (`text_delta`, `thinking_delta`, `signature_delta`,
 //! `input_json_delta`) and closes with `content_block_stop`; `message_delta` carries the stop
-//! reason and output usage; `message_stop` ends the response. `ping` is ignored and `error`
-//! surfaces as [`ProviderError::Api`].
+//! reason and the final usage (its counts replace the start's); `message_stop` ends the
+//! response. `ping` is ignored and `error` surfaces as [`ProviderError::Api`].
+//!
+//! Blocks the vendor runs itself (`server_tool_use`, `mcp_tool_use`, `web_search_tool_result`
+//! and the other `*_tool_result`s, …) are not the client's calls: only `tool_use` blocks start
+//! a call, and deltas of any other block are dropped. A `message_start` repeated for the open
+//! message is ignored; one for another message while the first is still open means the first
+//! was cut off, which is reported as [`ProviderError::Interrupted`] (retried like a dropped
+//! connection).
 
 use serde_json::Value;
 
 use crate::provider::sse::SseEvent;
 use crate::provider::{DecodeState, FinishReason, ProviderError, StreamEvent, Usage};
 
-/// Adds a usage report to the totals.
+/// Adds a usage report to the totals: each count it has replaces the one before.
 fn add_usage(state: &mut DecodeState, usage: Option<&Value>) {
     let Some(usage) = usage.filter(|u| u.is_object()) else {
         return;
     };
     let count = |k: &str| usage.get(k).and_then(Value::as_u64);
     let total = state.usage.get_or_insert_with(Usage::default);
-    // Later events report running totals; a zero input count (some gateways) keeps the old.
+    // Later events report final totals; a zero count (some gateways) keeps the earlier one.
     if let Some(input) = count("input_tokens").filter(|n| *n > 0) {
         total.input_tokens = input;
     }
@@ -40,6 +47,30 @@ fn stop_reason(text: &str) -> FinishReason {
         "tool_use" => FinishReason::ToolCalls,
         "max_tokens" => FinishReason::Length,
         other => FinishReason::Other(other.to_string()),
+    }
+}
+
+/// A `message_start`: the first opens the message; a repeat for the same id changes nothing;
+/// another message's start while this one is open means this one was cut off.
+fn message_start(state: &mut DecodeState, message: Option<&Value>) -> Result<(), ProviderError> {
+    let id = message
+        .and_then(|m| m.get("id"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match &state.message {
+        Some(open) if open == id => Ok(()),
+        Some(open) => Err(ProviderError::Interrupted {
+            url: state.url.clone(),
+            call_ids: state.calls.open_ids(),
+            detail: format!(
+                "message `{id}` started while message `{open}` was still streaming, so `{open}` is incomplete and was dropped"
+            ),
+        }),
+        None => {
+            state.message = Some(id.to_string());
+            add_usage(state, message.and_then(|m| m.get("usage")));
+            Ok(())
+        }
     }
 }
 
@@ -71,7 +102,7 @@ pub(super) fn decode(
             .map(str::to_string)
     };
     match kind {
-        "message_start" => add_usage(state, data.get("message").and_then(|m| m.get("usage"))),
+        "message_start" => message_start(state, data.get("message"))?,
         "content_block_start" => {
             let block = data.get("content_block");
             match str_of(block, "type").as_deref() {
@@ -129,7 +160,8 @@ pub(super) fn decode(
                         signature.push_str(&part);
                     }
                 }
-                Some("input_json_delta") => {
+                // Only a client `tool_use` block started a call in this slot.
+                Some("input_json_delta") if state.calls.has_slot(slot) => {
                     let part = str_of(delta, "partial_json");
                     out.extend(state.calls.push(slot, None, None, part.as_deref()));
                 }
@@ -166,189 +198,4 @@ pub(super) fn decode(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::provider::AnthropicWire;
-    use crate::provider::ToolCall;
-    use crate::provider::http::decode_all;
-
-    fn decode(body: &str) -> (Vec<StreamEvent>, Option<ProviderError>) {
-        decode_all::<AnthropicWire>("http://127.0.0.1:1/v1/messages", body)
-    }
-
-    fn sse(events: &[(&str, &str)]) -> String {
-        events
-            .iter()
-            .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
-            .collect()
-    }
-
-    #[test]
-    fn text_and_a_tool_use_block_with_usage() {
-        let body = sse(&[
-            (
-                "message_start",
-                r#"{"type":"message_start","message":{"id":"m","usage":{"input_tokens":9,"output_tokens":1}}}"#,
-            ),
-            (
-                "content_block_start",
-                r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
-            ),
-            ("ping", r#"{"type":"ping"}"#),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Reading."}}"#,
-            ),
-            (
-                "content_block_stop",
-                r#"{"type":"content_block_stop","index":0}"#,
-            ),
-            (
-                "content_block_start",
-                r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"read","input":{}}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"filePath\": "}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"\"a.txt\"}"}}"#,
-            ),
-            (
-                "content_block_stop",
-                r#"{"type":"content_block_stop","index":1}"#,
-            ),
-            (
-                "message_delta",
-                r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":30}}"#,
-            ),
-            ("message_stop", r#"{"type":"message_stop"}"#),
-        ]);
-        let (events, err) = decode(&body);
-        assert!(err.is_none(), "{err:?}");
-        assert_eq!(events[0], StreamEvent::TextDelta("Reading.".into()));
-        let ready_at = events
-            .iter()
-            .position(|e| matches!(e, StreamEvent::ToolCallReady(_)))
-            .unwrap();
-        assert_eq!(
-            events[ready_at],
-            StreamEvent::ToolCallReady(ToolCall {
-                id: "toolu_1".into(),
-                name: "read".into(),
-                arguments: "{\"filePath\": \"a.txt\"}".into()
-            })
-        );
-        assert_eq!(
-            events.last(),
-            Some(&StreamEvent::Finish {
-                reason: FinishReason::ToolCalls,
-                usage: Some(Usage::new(9, 30))
-            })
-        );
-    }
-
-    #[test]
-    fn thinking_blocks_stream_with_their_signature_and_redacted_ones_whole() {
-        let body = sse(&[
-            (
-                "message_start",
-                r#"{"type":"message_start","message":{"usage":{"input_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":20,"output_tokens":1}}}"#,
-            ),
-            (
-                "content_block_start",
-                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me see."}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqSig=="}}"#,
-            ),
-            (
-                "content_block_stop",
-                r#"{"type":"content_block_stop","index":0}"#,
-            ),
-            (
-                "content_block_start",
-                r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"opaque"}}"#,
-            ),
-            (
-                "content_block_stop",
-                r#"{"type":"content_block_stop","index":1}"#,
-            ),
-            (
-                "message_delta",
-                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":12}}"#,
-            ),
-            ("message_stop", r#"{"type":"message_stop"}"#),
-        ]);
-        let (events, err) = decode(&body);
-        assert!(err.is_none(), "{err:?}");
-        assert_eq!(
-            events,
-            vec![
-                StreamEvent::ReasoningDelta("Let me see.".into()),
-                StreamEvent::ReasoningEnd {
-                    signature: Some("EqSig==".into())
-                },
-                StreamEvent::RedactedReasoning("opaque".into()),
-                StreamEvent::Finish {
-                    reason: FinishReason::Stop,
-                    usage: Some(Usage {
-                        input_tokens: 5,
-                        output_tokens: 12,
-                        reasoning_tokens: 0,
-                        cache_read_tokens: 100,
-                        cache_write_tokens: 20,
-                    })
-                },
-            ]
-        );
-    }
-
-    #[test]
-    fn cut_inside_a_tool_block_is_interrupted() {
-        let body = sse(&[
-            (
-                "content_block_start",
-                r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_9","name":"bash","input":{}}}"#,
-            ),
-            (
-                "content_block_delta",
-                r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\""}}"#,
-            ),
-        ]);
-        let (_, err) = decode(&body);
-        assert_eq!(
-            err.as_ref().map(|e| e.interrupted_call_ids().to_vec()),
-            Some(vec!["toolu_9".to_string()]),
-            "{err:?}"
-        );
-    }
-
-    #[test]
-    fn an_error_event_and_stop_reasons() {
-        let body = sse(&[(
-            "error",
-            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
-        )]);
-        match decode(&body).1 {
-            Some(e @ ProviderError::Api { .. }) => assert!(e.retryable()),
-            other => panic!("expected Api, got {other:?}"),
-        }
-        assert_eq!(stop_reason("end_turn"), FinishReason::Stop);
-        assert_eq!(stop_reason("max_tokens"), FinishReason::Length);
-        assert_eq!(
-            stop_reason("refusal"),
-            FinishReason::Other("refusal".into())
-        );
-    }
-}
+mod tests;

@@ -1,16 +1,21 @@
 //! Decoding chat-completions stream chunks (`data: {...}` … `data: [DONE]`) into neutral events.
 //!
-//! Text arrives as `choices[0].delta.content`, reasoning as `delta.reasoning_content`
-//! (DeepSeek, vLLM) or `delta.reasoning` (OpenRouter, Ollama); tool calls as
-//! `choices[0].delta.tool_calls`,
-//! keyed by `index`, the first fragment carrying `id` and `function.name`, later ones pieces
-//! of `function.arguments`. `finish_reason` closes the choice; with `include_usage` a last
-//! chunk with empty `choices` carries `usage`; `[DONE]` ends the stream.
+//! Text arrives as `choices[0].delta.content`: a string, or (Mistral's reasoning models) a list
+//! of typed items, `text` ones for the answer and `thinking` ones for the reasoning. Reasoning
+//! otherwise arrives as `delta.reasoning_content` (DeepSeek, Moonshot, xAI, vLLM) or
+//! `delta.reasoning` (Groq, OpenRouter, Ollama). Tool calls arrive as
+//! `choices[0].delta.tool_calls`, keyed by `index`, the first fragment carrying `id` and
+//! `function.name`, later ones pieces of `function.arguments`; Mistral sends no `index`, so
+//! its fragments are keyed by `id`. A call may come whole in one fragment. `finish_reason`
+//! closes the choice; usage comes in the last chunks (see [`usage`](super::usage)), often in
+//! one whose `choices` is empty; `[DONE]` ends the stream.
 
 use serde_json::Value;
 
+use super::usage::chunk_usage;
+use crate::provider::assembler::ToolCallAssembler;
 use crate::provider::sse::SseEvent;
-use crate::provider::{DecodeState, FinishReason, ProviderError, StreamEvent, Usage};
+use crate::provider::{DecodeState, FinishReason, ProviderError, StreamEvent};
 
 fn finish_reason(text: &str) -> FinishReason {
     match text {
@@ -25,25 +30,48 @@ fn preview(text: &str) -> String {
     text.chars().take(200).collect()
 }
 
-/// Reads a usage object: `prompt_tokens` counts cached input too, reported as
-/// `prompt_tokens_details.cached_tokens` (OpenAI) or `prompt_cache_hit_tokens` (DeepSeek);
-/// `completion_tokens` counts reasoning too (`completion_tokens_details.reasoning_tokens`).
-fn usage_of(usage: &Value) -> Usage {
-    let at = |p: &str| usage.pointer(p).and_then(Value::as_u64);
-    let prompt = at("/prompt_tokens").unwrap_or(0);
-    let cached = at("/prompt_tokens_details/cached_tokens")
-        .or_else(|| at("/prompt_cache_hit_tokens"))
-        .unwrap_or(0)
-        .min(prompt);
-    let output = at("/completion_tokens").unwrap_or(0);
-    Usage {
-        input_tokens: prompt - cached,
-        output_tokens: output,
-        reasoning_tokens: at("/completion_tokens_details/reasoning_tokens")
-            .unwrap_or(0)
-            .min(output),
-        cache_read_tokens: cached,
-        cache_write_tokens: 0,
+/// The events of a delta's `content`: a string is text; a list holds typed items, `text`
+/// (`text`) and `thinking` (its `thinking`: a list of `text` items, or a string), in order.
+fn content_events(content: &Value, out: &mut Vec<StreamEvent>) {
+    fn text(v: Option<&Value>) -> Option<&str> {
+        v.and_then(Value::as_str).filter(|t| !t.is_empty())
+    }
+    if let Some(t) = text(Some(content)) {
+        out.push(StreamEvent::TextDelta(t.to_string()));
+    }
+    for item in content.as_array().into_iter().flatten() {
+        match item.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(t) = text(item.get("text")) {
+                    out.push(StreamEvent::TextDelta(t.to_string()));
+                }
+            }
+            Some("thinking") => {
+                let thinking = item.get("thinking");
+                let pieces = thinking.and_then(Value::as_array).into_iter().flatten();
+                let joined: String = text(thinking)
+                    .into_iter()
+                    .chain(pieces.filter_map(|p| text(p.get("text"))))
+                    .collect();
+                if !joined.is_empty() {
+                    out.push(StreamEvent::ReasoningDelta(joined));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Which call a tool-call fragment belongs to: its `index` when it has one; else (Mistral) the
+/// call with its `id`, a new call for an id not seen yet, and the last call for a fragment
+/// with neither.
+fn slot_for(calls: &ToolCallAssembler, index: Option<u64>, id: Option<&str>) -> u64 {
+    if let Some(index) = index {
+        return index;
+    }
+    match id.filter(|id| !id.is_empty()) {
+        Some(id) => calls.slot_of(id).unwrap_or_else(|| calls.fresh_slot()),
+        None => calls.last_slot().unwrap_or(0),
     }
 }
 
@@ -79,9 +107,10 @@ pub(super) fn decode(
             message,
         });
     }
-    if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
-        state.usage = Some(usage_of(usage));
+    if let Some(usage) = chunk_usage(&chunk) {
+        state.usage = Some(usage);
     }
+    // A chunk with no choice (usage only, or a keep-alive) has nothing more to read.
     let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
         return Ok(());
     };
@@ -92,25 +121,21 @@ pub(super) fn decode(
         if let Some(text) = reasoning.filter(|t| !t.is_empty()) {
             out.push(StreamEvent::ReasoningDelta(text.to_string()));
         }
-        if let Some(text) = delta.get("content").and_then(Value::as_str)
-            && !text.is_empty()
-        {
-            out.push(StreamEvent::TextDelta(text.to_string()));
+        if let Some(content) = delta.get("content") {
+            content_events(content, out);
         }
         if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-            for (position, call) in calls.iter().enumerate() {
-                let slot = call
-                    .get("index")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(position as u64);
+            for call in calls {
+                let id = call.get("id").and_then(Value::as_str);
+                let index = call.get("index").and_then(Value::as_u64);
+                let slot = slot_for(&state.calls, index, id);
                 let function = call.get("function");
                 let field = |k: &str| function.and_then(|f| f.get(k)).and_then(Value::as_str);
-                out.extend(state.calls.push(
-                    slot,
-                    call.get("id").and_then(Value::as_str),
-                    field("name"),
-                    field("arguments"),
-                ));
+                out.extend(
+                    state
+                        .calls
+                        .push(slot, id, field("name"), field("arguments")),
+                );
             }
         }
     }
@@ -125,9 +150,8 @@ pub(super) fn decode(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::provider::OpenAiWire;
-    use crate::provider::ToolCall;
     use crate::provider::http::decode_all;
+    use crate::provider::{OpenAiWire, ToolCall, Usage};
 
     /// Runs `body` through the parser and decoder as the driver would.
     fn decode(body: &str) -> (Vec<StreamEvent>, Option<ProviderError>) {
@@ -266,5 +290,114 @@ mod tests {
         }
         let (_, err) = decode("data: {not json\n\n");
         assert!(matches!(err, Some(ProviderError::Decode { .. })), "{err:?}");
+    }
+
+    fn ready(events: &[StreamEvent]) -> Vec<ToolCall> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolCallReady(c) => Some(c.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn call(id: &str, name: &str, args: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: args.into(),
+        }
+    }
+
+    #[test]
+    fn typed_content_lists_carry_thinking_and_text() {
+        let body = concat!(
+            "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":[{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\":\"Two and\"},{\"type\":\"text\",\"text\":\" two.\"}]}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":[{\"type\":\"thinking\",\"thinking\":\" Four.\"},{\"type\":\"text\",\"text\":\"4\"}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":46}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (events, err) = decode(body);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(
+            events,
+            vec![
+                StreamEvent::ReasoningDelta("Two and two.".into()),
+                StreamEvent::ReasoningDelta(" Four.".into()),
+                StreamEvent::TextDelta("4".into()),
+                StreamEvent::Finish {
+                    reason: FinishReason::Stop,
+                    usage: Some(Usage::new(10, 46))
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn calls_without_an_index_are_told_apart_by_id() {
+        let body = concat!(
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":\"read\",\"arguments\":\"{\\\"x\\\":\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"1}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"b\",\"function\":{\"name\":\"glob\",\"arguments\":\"{}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"id\":\"a\",\"function\":{\"arguments\":\"\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (events, err) = decode(body);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(
+            ready(&events),
+            vec![call("a", "read", "{\"x\":1}"), call("b", "glob", "{}")]
+        );
+    }
+
+    #[test]
+    fn a_whole_call_in_the_finishing_chunk_and_a_call_without_arguments() {
+        let whole = concat!(
+            "data: {\"choices\":[{\"delta\":{\"content\":null,\"tool_calls\":[{\"id\":\"g1\",\"function\":{\"name\":\"read\",\"arguments\":\"{\\\"filePath\\\": \\\"a\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":124,\"completion_tokens\":22}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (events, err) = decode(whole);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(
+            ready(&events),
+            vec![call("g1", "read", "{\"filePath\": \"a\"}")]
+        );
+        let bare = concat!(
+            "data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"t1\",\"type\":\"function\",\"function\":{\"name\":\"todoread\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (events, err) = decode(bare);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(ready(&events), vec![call("t1", "todoread", "{}")]);
+    }
+
+    #[test]
+    fn chunks_without_choices_are_skipped_but_their_usage_counts() {
+        let body = concat!(
+            "data: {\"choices\":[]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}],\"x_groq\":{\"usage\":{\"prompt_tokens\":45,\"completion_tokens\":662}}}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":1,\"total_tokens\":303,\"prompt_tokens_details\":{\"cached_tokens\":11},\"completion_tokens_details\":{\"reasoning_tokens\":290}}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let (events, err) = decode(body);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(events[0], StreamEvent::TextDelta("hi".into()));
+        assert_eq!(
+            events[1],
+            StreamEvent::Finish {
+                reason: FinishReason::Stop,
+                usage: Some(Usage {
+                    input_tokens: 1,
+                    output_tokens: 291,
+                    reasoning_tokens: 290,
+                    cache_read_tokens: 11,
+                    cache_write_tokens: 0,
+                })
+            },
+            "the last report wins"
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! spoken by OpenAI and the many servers that copy it (vLLM, llama.cpp, Ollama, gateways).
 
 mod decode;
+mod usage;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Value, json};
@@ -11,7 +12,7 @@ use super::sse::SseEvent;
 use super::stream_state::DecodeState;
 use super::streaming::StreamingProvider;
 use super::wire::Wire;
-use super::{ChatMessage, ChatRequest, Media, ProviderError, StreamEvent};
+use super::{ChatMessage, ChatRequest, Media, ProviderError, ReasoningBlock, StreamEvent};
 
 /// The chat-completions protocol: the key as a bearer token, `/chat/completions` after the
 /// base URL.
@@ -63,14 +64,22 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
         }
         messages.push(match message {
             ChatMessage::User { text } => json!({"role": "user", "content": text}),
-            // Reasoning is not sent back: chat-completions servers do not take it as input.
             ChatMessage::Assistant {
-                text, tool_calls, ..
+                text,
+                tool_calls,
+                reasoning,
             } => {
                 let mut m = json!({
                     "role": "assistant",
                     "content": if text.is_empty() { Value::Null } else { json!(text) },
                 });
+                // Most servers take no reasoning back; models that think between tool calls
+                // need theirs with the calls it led to (see `ChatRequest::interleaved`).
+                if let Some(field) = req.interleaved.as_deref()
+                    && !tool_calls.is_empty()
+                {
+                    m[field] = reasoning_back(field, reasoning);
+                }
                 if !tool_calls.is_empty() {
                     m["tool_calls"] = tool_calls
                         .iter()
@@ -126,6 +135,27 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
         body["reasoning_effort"] = json!(effort);
     }
     body
+}
+
+/// An assistant message's reasoning as sent back under `field`: OpenRouter's
+/// `reasoning_details` list of `reasoning.text` items, else (`reasoning_content`, …) the text.
+/// Sent even when empty, since servers that want it reject a tool-call message without it.
+fn reasoning_back(field: &str, reasoning: &[ReasoningBlock]) -> Value {
+    let texts = reasoning.iter().filter(|r| r.redacted.is_none());
+    if field == "reasoning_details" {
+        let items: Vec<Value> = texts
+            .enumerate()
+            .map(|(index, r)| {
+                let mut item = json!({"type": "reasoning.text", "text": r.text, "index": index});
+                if let Some(signature) = &r.signature {
+                    item["signature"] = json!(signature);
+                }
+                item
+            })
+            .collect();
+        return Value::Array(items);
+    }
+    json!(texts.map(|r| r.text.as_str()).collect::<String>())
 }
 
 /// Appends a user message holding the files tool calls attached, each introduced by a line
@@ -298,5 +328,54 @@ mod tests {
             ])
         );
         assert_eq!(body["messages"][5]["content"], "and?");
+    }
+
+    #[test]
+    fn reasoning_goes_back_with_tool_calls_under_the_interleaved_field() {
+        let block = |text: &str| ReasoningBlock {
+            text: text.into(),
+            signature: None,
+            redacted: None,
+        };
+        let thought = ChatMessage::Assistant {
+            text: String::new(),
+            tool_calls: vec![ToolCall {
+                id: "c1".into(),
+                name: "read".into(),
+                arguments: "{}".into(),
+            }],
+            reasoning: vec![block("Read it "), block("first.")],
+        };
+        let answer = ChatMessage::Assistant {
+            text: "done".into(),
+            tool_calls: vec![],
+            reasoning: vec![block("Now answer.")],
+        };
+        let mut req = ChatRequest {
+            model: "kimi-k2-thinking".into(),
+            messages: vec![ChatMessage::user("go"), thought, answer],
+            ..Default::default()
+        };
+        let plain = request_body(&req);
+        assert!(
+            !plain.to_string().contains("Read it"),
+            "no field, no reasoning: {plain}"
+        );
+        req.interleaved = Some("reasoning_content".into());
+        let body = request_body(&req);
+        assert_eq!(body["messages"][1]["reasoning_content"], "Read it first.");
+        assert!(
+            body["messages"][2].get("reasoning_content").is_none(),
+            "only messages with tool calls carry it"
+        );
+        req.interleaved = Some("reasoning_details".into());
+        let body = request_body(&req);
+        assert_eq!(
+            body["messages"][1]["reasoning_details"],
+            json!([
+                {"type": "reasoning.text", "text": "Read it ", "index": 0},
+                {"type": "reasoning.text", "text": "first.", "index": 1},
+            ])
+        );
     }
 }
