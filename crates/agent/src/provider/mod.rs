@@ -10,9 +10,9 @@
 //!
 //! Implementations: one skeleton, [`StreamingProvider`], over reqwest with a hand-written SSE
 //! parser ([`sse`]) and one end-of-stream rule ([`DecodeState::end`]), parameterised by a
-//! [`Wire`] (path, headers, body, decoding): [`OpenAiCompatible`] (chat completions) and
-//! [`Anthropic`] (Messages). [`resolve_provider`] picks one from a model id, the environment
-//! and the config.
+//! [`Wire`] (path, headers, body, decoding): [`OpenAiCompatible`] (chat completions),
+//! [`OpenAiResponses`] (OpenAI's Responses API) and [`Anthropic`] (Messages).
+//! [`resolve_provider`] picks one from a model id, the environment and the config.
 //!
 //! ```ignore
 //! let (provider, model) = resolve_provider("openai/gpt-4.1", |k| std::env::var(k).ok(), &providers)?;
@@ -27,6 +27,7 @@ mod error;
 mod http;
 mod openai;
 mod resolve;
+mod responses;
 pub mod sse;
 mod stream_state;
 mod streaming;
@@ -46,11 +47,12 @@ pub use openai::{OpenAiCompatible, OpenAiWire};
 pub use resolve::{
     ANTHROPIC_DEFAULT_BASE_URL, KNOWN_PROVIDERS, OPENAI_DEFAULT_BASE_URL, resolve_provider,
 };
-pub use stream_state::DecodeState;
+pub use responses::{OpenAiResponses, ResponsesWire};
+pub use stream_state::{DecodeState, Items};
 pub use streaming::StreamingProvider;
 pub use types::{
     ChatMessage, ChatRequest, Completion, FinishReason, Media, Reasoning, ReasoningBlock,
-    StreamEvent, ToolCall, ToolSpec, Usage,
+    ReasoningItem, StreamEvent, ToolCall, ToolSpec, Usage,
 };
 pub use wire::Wire;
 

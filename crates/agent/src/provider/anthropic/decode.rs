@@ -139,6 +139,7 @@ pub(super) fn decode(
         "content_block_stop" => match state.reasoning.take() {
             Some((open, signature)) if open == slot => out.push(StreamEvent::ReasoningEnd {
                 signature: Some(signature).filter(|s| !s.is_empty()),
+                item: None,
             }),
             other => {
                 state.reasoning = other;
@@ -297,7 +298,8 @@ mod tests {
             vec![
                 StreamEvent::ReasoningDelta("Let me see.".into()),
                 StreamEvent::ReasoningEnd {
-                    signature: Some("EqSig==".into())
+                    signature: Some("EqSig==".into()),
+                    item: None,
                 },
                 StreamEvent::RedactedReasoning("opaque".into()),
                 StreamEvent::Finish {
