@@ -316,3 +316,20 @@ fn a_cut_stream_is_interrupted_naming_the_call_id_and_bad_json_is_a_decode_error
     let (_, err) = decode_all::<ResponsesWire>("u", "event: x\ndata: {nope\n\n");
     assert!(matches!(err, Some(ProviderError::Decode { .. })), "{err:?}");
 }
+
+#[test]
+fn a_refusal_reads_as_text_and_raw_reasoning_as_reasoning() {
+    let (events, err) = decode(&[
+        json!({"type": "response.reasoning_text.delta", "item_id": "rs_1", "output_index": 0, "content_index": 0, "delta": "Hmm."}),
+        json!({"type": "response.refusal.delta", "item_id": "msg_1", "output_index": 1, "content_index": 0, "delta": "I can't help with that."}),
+        completed(Value::Null),
+    ]);
+    assert!(err.is_none(), "{err:?}");
+    assert_eq!(
+        events[..2],
+        [
+            StreamEvent::ReasoningDelta("Hmm.".into()),
+            StreamEvent::TextDelta("I can't help with that.".into()),
+        ]
+    );
+}
