@@ -21,7 +21,8 @@ pub mod kinds {
 
 /// The model's reasoning (thinking) as it streamed, with what the provider needs to accept it
 /// back in a later request: `metadata.anthropic.signature` for a signed thinking block,
-/// `metadata.anthropic.redactedData` for a redacted one.
+/// `metadata.anthropic.redactedData` for a redacted one, and
+/// `metadata.openai.{itemId, reasoningEncryptedContent}` for a Responses API reasoning item.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReasoningPart {
     #[serde(default)]

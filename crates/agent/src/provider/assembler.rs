@@ -104,6 +104,17 @@ impl ToolCallAssembler {
         self.complete_where(|c| c.slot == slot)
     }
 
+    /// Marks the call in `slot` complete with the whole arguments the provider restated at its
+    /// end (the Responses API does): they replace what the deltas built, unless blank.
+    pub fn complete_with(&mut self, slot: u64, arguments: &str) -> Vec<StreamEvent> {
+        if let Some(call) = self.calls.iter_mut().find(|c| c.slot == slot && !c.ready)
+            && !arguments.trim().is_empty()
+        {
+            call.args = arguments.to_string();
+        }
+        self.complete(slot)
+    }
+
     /// The response finished: every open call is complete. Returns the ready events and the ids
     /// of calls whose arguments are not valid JSON.
     pub fn finish(&mut self) -> (Vec<StreamEvent>, Vec<String>) {
@@ -255,6 +266,22 @@ mod tests {
         assert_eq!(a.last_slot(), Some(2));
         assert_eq!(a.fresh_slot(), 5);
         assert!(a.has_slot(4) && !a.has_slot(3));
+    }
+
+    #[test]
+    fn restated_arguments_replace_the_deltas_unless_blank() {
+        let mut a = ToolCallAssembler::new();
+        a.push(0, Some("c1"), Some("read"), Some("{\"filePath\":"));
+        assert_eq!(
+            a.complete_with(0, "{\"filePath\":\"a\"}"),
+            vec![ready("c1", "read", "{\"filePath\":\"a\"}")]
+        );
+        assert!(a.complete_with(0, "{}").is_empty(), "a ready call stays");
+        a.push(1, Some("c2"), Some("glob"), Some("{\"pattern\":\"*\"}"));
+        assert_eq!(
+            a.complete_with(1, " "),
+            vec![ready("c2", "glob", "{\"pattern\":\"*\"}")]
+        );
     }
 
     #[test]

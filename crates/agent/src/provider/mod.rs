@@ -10,9 +10,10 @@
 //!
 //! Implementations: one skeleton, [`StreamingProvider`], over reqwest with a hand-written SSE
 //! parser ([`sse`]) and one end-of-stream rule ([`DecodeState::end`]), parameterised by a
-//! [`Wire`] (path, headers, body, decoding): [`OpenAiCompatible`] (chat completions) and
-//! [`Anthropic`] (Messages). A [`Resolver`] picks one from a model id, the config's providers,
-//! the packed models.dev catalogue, the environment and the stored keys ([`Credentials`]).
+//! [`Wire`] (path, headers, body, decoding): [`OpenAiCompatible`] (chat completions),
+//! [`OpenAiResponses`] (OpenAI's Responses API) and [`Anthropic`] (Messages). A [`Resolver`]
+//! picks one from a model id, the config's providers, the packed models.dev catalogue, the
+//! environment and the stored keys ([`Credentials`]).
 //!
 //! ```ignore
 //! let (provider, model) = resolve_provider("openai/gpt-4.1", |k| std::env::var(k).ok(), &providers)?;
@@ -28,6 +29,7 @@ mod error;
 mod http;
 mod openai;
 pub mod resolve;
+mod responses;
 pub mod sse;
 mod stream_state;
 mod streaming;
@@ -49,11 +51,12 @@ pub use resolve::{
     ANTHROPIC_DEFAULT_BASE_URL, OPENAI_DEFAULT_BASE_URL, Resolved, Resolver, WireKind,
     resolve_provider,
 };
-pub use stream_state::DecodeState;
+pub use responses::{OpenAiResponses, ResponsesWire};
+pub use stream_state::{DecodeState, Items};
 pub use streaming::StreamingProvider;
 pub use types::{
     ChatMessage, ChatRequest, Completion, FinishReason, Media, Reasoning, ReasoningBlock,
-    StreamEvent, ToolCall, ToolSpec, Usage,
+    ReasoningItem, StreamEvent, ToolCall, ToolSpec, Usage,
 };
 pub use wire::Wire;
 

@@ -22,6 +22,28 @@ pub struct DecodeState {
     pub reasoning: Option<(u64, String)>,
     /// The id of the message being streamed, once it started (Anthropic's `message_start`).
     pub message: Option<String>,
+    /// Where the output items are, for wires whose events name their item (Responses).
+    pub items: Items,
+}
+
+/// What a wire whose events name their output item by id (the Responses API) remembers
+/// between events.
+#[derive(Debug, Default)]
+pub struct Items {
+    /// Each function call's item id with the slot its calls use (its `output_index`).
+    pub slots: Vec<(String, u64)>,
+    /// The message item text last came from, while nothing else came after it: text from
+    /// another message then starts after a blank line.
+    pub text_from: Option<String>,
+    /// The reasoning summary being streamed: its item id and summary index.
+    pub summary: Option<(String, u64)>,
+}
+
+impl Items {
+    /// The slot of the call whose item is `id`.
+    pub fn slot(&self, id: &str) -> Option<u64> {
+        self.slots.iter().find(|(i, _)| i == id).map(|(_, s)| *s)
+    }
 }
 
 impl DecodeState {
@@ -34,6 +56,7 @@ impl DecodeState {
             done: false,
             reasoning: None,
             message: None,
+            items: Items::default(),
         }
     }
 

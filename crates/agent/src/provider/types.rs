@@ -40,14 +40,27 @@ pub struct Reasoning {
     pub budget_tokens: Option<u32>,
 }
 
-/// A piece of the model's reasoning sent back in history: what Anthropic needs to accept an
-/// earlier thinking block (its text and signature, or the redacted data).
+/// A piece of the model's reasoning sent back in history: what its provider needs to accept
+/// it again. Anthropic: the text and signature of a thinking block, or the redacted data; the
+/// Responses API: the reasoning item ([`ReasoningItem`]), its text being the item's summary.
+/// Each wire sends only the blocks it can use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReasoningBlock {
     pub text: String,
     pub signature: Option<String>,
     /// The opaque payload of a `redacted_thinking` block.
     pub redacted: Option<String>,
+    /// The Responses API reasoning item this block came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<ReasoningItem>,
+}
+
+/// A Responses API reasoning item as it must be sent back when nothing is stored on the
+/// vendor's side (`store: false`): its id and its encrypted content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReasoningItem {
+    pub id: String,
+    pub encrypted_content: String,
 }
 
 /// A tool as the model sees it: its id, description and JSON Schema for the arguments.
@@ -114,6 +127,21 @@ impl Media {
     pub fn label(&self) -> &str {
         self.filename.as_deref().unwrap_or(&self.mime)
     }
+
+    /// The line that introduces this file when wires without files in tool results send it
+    /// in a user message after the results.
+    pub fn attached_by(&self, call_id: &str) -> String {
+        format!("Attached by tool call {call_id}: {}", self.label())
+    }
+
+    /// The line sent instead of this file when the wire cannot carry its type.
+    pub fn not_sendable(&self, call_id: &str) -> String {
+        format!(
+            "Tool call {call_id} attached {} ({}), which cannot be sent to this model.",
+            self.label(),
+            self.mime
+        )
+    }
 }
 
 impl ChatMessage {
@@ -146,8 +174,13 @@ pub enum StreamEvent {
     TextDelta(String),
     /// A piece of the model's reasoning (thinking); a reasoning part opens with the first.
     ReasoningDelta(String),
-    /// The open reasoning is complete; `signature` is what the provider needs to accept it back.
-    ReasoningEnd { signature: Option<String> },
+    /// The open reasoning is complete; `signature` (Anthropic) or `item` (the Responses API)
+    /// is what the provider needs to accept it back.
+    ReasoningEnd {
+        signature: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        item: Option<ReasoningItem>,
+    },
     /// A whole reasoning block the provider redacted: only its opaque data can be sent back.
     RedactedReasoning(String),
     /// The model began a tool call; its arguments follow as deltas.

@@ -9,7 +9,7 @@
 //! The accumulator's slots are the step's one call table, keyed by call id: a call's name,
 //! its arguments so far, whether it is ready, and the id of the part that records it.
 
-use crate::provider::{FinishReason, StreamEvent, ToolCall, Usage};
+use crate::provider::{FinishReason, ReasoningItem, StreamEvent, ToolCall, Usage};
 
 /// What the driver must record after an event.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,12 +22,13 @@ pub enum Change {
     TextClosed(String),
     /// A reasoning part starts.
     ReasoningOpened,
-    /// The open reasoning part is complete; `signature` or `redacted` is what the provider
-    /// needs to accept it back.
+    /// The open reasoning part is complete; `signature`, `redacted` or `item` is what the
+    /// provider needs to accept it back.
     ReasoningClosed {
         text: String,
         signature: Option<String>,
         redacted: Option<String>,
+        item: Option<ReasoningItem>,
     },
     /// A tool part starts, pending.
     CallStarted { id: String, name: String },
@@ -82,11 +83,11 @@ impl StepAccumulator {
                     }
                 }
             }
-            StreamEvent::ReasoningEnd { signature } => {
+            StreamEvent::ReasoningEnd { signature, item } => {
                 let text = match self.open_reasoning.take() {
                     Some(text) => text,
-                    // A signed block with no visible text must still be sent back.
-                    None if signature.is_some() => {
+                    // A signed block (or an item) with no visible text must still be sent back.
+                    None if signature.is_some() || item.is_some() => {
                         out.push(Change::ReasoningOpened);
                         String::new()
                     }
@@ -96,6 +97,7 @@ impl StepAccumulator {
                     text,
                     signature,
                     redacted: None,
+                    item,
                 });
             }
             StreamEvent::RedactedReasoning(data) => {
@@ -106,6 +108,7 @@ impl StepAccumulator {
                     text: String::new(),
                     signature: None,
                     redacted: Some(data),
+                    item: None,
                 });
             }
             StreamEvent::TextDelta(delta) => {
@@ -189,6 +192,7 @@ impl StepAccumulator {
             text,
             signature: None,
             redacted: None,
+            item: None,
         })
     }
 
@@ -356,6 +360,7 @@ mod tests {
             StreamEvent::ReasoningDelta("m.".into()),
             StreamEvent::ReasoningEnd {
                 signature: Some("s1".into()),
+                item: None,
             },
             StreamEvent::RedactedReasoning("xx".into()),
             StreamEvent::ReasoningDelta("again".into()),
@@ -368,6 +373,7 @@ mod tests {
                 text: text.into(),
                 signature: signature.map(str::to_string),
                 redacted: redacted.map(str::to_string),
+                item: None,
             };
         assert_eq!(
             all,
@@ -386,14 +392,50 @@ mod tests {
         let mut b = StepAccumulator::new();
         assert_eq!(
             b.push(StreamEvent::ReasoningEnd {
-                signature: Some("s2".into())
+                signature: Some("s2".into()),
+                item: None,
             }),
             vec![Change::ReasoningOpened, closed("", Some("s2"), None)],
             "a signed block without text is kept"
         );
         assert!(
-            b.push(StreamEvent::ReasoningEnd { signature: None })
-                .is_empty()
+            b.push(StreamEvent::ReasoningEnd {
+                signature: None,
+                item: None
+            })
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_responses_reasoning_item_closes_its_part_or_stands_alone() {
+        let item = |id: &str| ReasoningItem {
+            id: id.into(),
+            encrypted_content: format!("enc-{id}"),
+        };
+        let end = |id: &str| StreamEvent::ReasoningEnd {
+            signature: None,
+            item: Some(item(id)),
+        };
+        let closed = |text: &str, id: &str| Change::ReasoningClosed {
+            text: text.into(),
+            signature: None,
+            redacted: None,
+            item: Some(item(id)),
+        };
+        let mut a = StepAccumulator::new();
+        let mut all = a.push(StreamEvent::ReasoningDelta("Plan.".into()));
+        all.extend(a.push(end("rs_1")));
+        all.extend(a.push(end("rs_2")));
+        assert_eq!(
+            all,
+            vec![
+                Change::ReasoningOpened,
+                closed("Plan.", "rs_1"),
+                Change::ReasoningOpened,
+                closed("", "rs_2"),
+            ],
+            "an item without a summary is still kept, to be sent back"
         );
     }
 

@@ -8,11 +8,12 @@
 //! request before it, and goes on with the messages after it; outputs that compaction pruned
 //! are replaced by a short note.
 
-use strata_protocol::part::PartData;
+use serde_json::{Map, Value, json};
+use strata_protocol::part::{PartData, ReasoningPart};
 use strata_protocol::tool::{Attachment, ToolState};
 
 use super::compact::summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
-use crate::provider::{ChatMessage, Media, ReasoningBlock, ToolCall};
+use crate::provider::{ChatMessage, Media, ReasoningBlock, ReasoningItem, ToolCall};
 use crate::store::{Message, Part, Role};
 
 /// What the model is told about a call that was started but never finished (a crash, or
@@ -76,15 +77,7 @@ fn assistant(parts: &[PartData], out: &mut Vec<ChatMessage>) {
     let reasoning: Vec<ReasoningBlock> = parts
         .iter()
         .filter_map(|p| match p {
-            PartData::Reasoning(r) if r.is_finished() => Some(ReasoningBlock {
-                text: r.text.clone(),
-                signature: r
-                    .provider_string("anthropic", "signature")
-                    .map(str::to_string),
-                redacted: r
-                    .provider_string("anthropic", "redactedData")
-                    .map(str::to_string),
-            }),
+            PartData::Reasoning(r) if r.is_finished() => Some(reasoning_block(r)),
             _ => None,
         })
         .collect();
@@ -124,6 +117,58 @@ fn assistant(parts: &[PartData], out: &mut Vec<ChatMessage>) {
         reasoning,
     });
     out.extend(results);
+}
+
+/// Where a Responses API reasoning item is kept on its part, as opencode keeps it:
+/// `metadata.openai.{itemId, reasoningEncryptedContent}`.
+const OPENAI: &str = "openai";
+const ITEM_ID: &str = "itemId";
+const ENCRYPTED: &str = "reasoningEncryptedContent";
+
+/// The metadata a closed reasoning part keeps so that it can be sent back later: a signature
+/// or redacted data under the provider's id, a Responses item under `openai`.
+pub(crate) fn reasoning_metadata(
+    signature: Option<String>,
+    redacted: Option<String>,
+    item: Option<ReasoningItem>,
+) -> Option<Map<String, Value>> {
+    let mut meta = Map::new();
+    // Signatures come from the Messages wire only; they are kept under its name whatever the
+    // provider is called (a gateway speaking Messages too), which is where they are read back.
+    if let Some(signature) = signature {
+        meta.insert("anthropic".into(), json!({"signature": signature}));
+    } else if let Some(data) = redacted {
+        meta.insert("anthropic".into(), json!({"redactedData": data}));
+    }
+    if let Some(item) = item {
+        meta.insert(
+            OPENAI.into(),
+            json!({ITEM_ID: item.id, ENCRYPTED: item.encrypted_content}),
+        );
+    }
+    (!meta.is_empty()).then_some(meta)
+}
+
+/// A finished reasoning part as the block sent back, read from what [`reasoning_metadata`]
+/// kept; each wire picks the blocks it can use.
+fn reasoning_block(r: &ReasoningPart) -> ReasoningBlock {
+    let item = r
+        .provider_string(OPENAI, ITEM_ID)
+        .zip(r.provider_string(OPENAI, ENCRYPTED))
+        .map(|(id, encrypted)| ReasoningItem {
+            id: id.to_string(),
+            encrypted_content: encrypted.to_string(),
+        });
+    ReasoningBlock {
+        text: r.text.clone(),
+        signature: r
+            .provider_string("anthropic", "signature")
+            .map(str::to_string),
+        redacted: r
+            .provider_string("anthropic", "redactedData")
+            .map(str::to_string),
+        item,
+    }
 }
 
 /// The files a completed call attached; entries without a MIME type or URL are skipped.
@@ -275,11 +320,45 @@ mod tests {
             text: text.into(),
             signature: signature.map(str::to_string),
             redacted: None,
+            item: None,
         };
         assert_eq!(
             reasoning,
             &vec![block("Plan: read.", None), block("Signed.", Some("sig"))],
             "an unfinished part is left out"
         );
+    }
+
+    #[test]
+    fn reasoning_metadata_round_trips_to_the_block_sent_back() {
+        let part = |meta| ReasoningPart {
+            text: "Plan.".into(),
+            metadata: meta,
+            time: strata_protocol::part::TextTime {
+                start: 1,
+                end: Some(2),
+            },
+        };
+        let item = ReasoningItem {
+            id: "rs_1".into(),
+            encrypted_content: "enc".into(),
+        };
+        let meta = reasoning_metadata(None, None, Some(item.clone()));
+        assert_eq!(
+            meta.as_ref().map(|m| Value::Object(m.clone())),
+            Some(json!({"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "enc"}}))
+        );
+        let block = reasoning_block(&part(meta));
+        assert_eq!(block.item, Some(item));
+        assert_eq!((block.signature, block.redacted), (None, None));
+
+        let signed = reasoning_block(&part(reasoning_metadata(
+            Some("sig".into()),
+            Some("ignored".into()),
+            None,
+        )));
+        assert_eq!(signed.signature.as_deref(), Some("sig"));
+        assert_eq!((signed.redacted, signed.item), (None, None));
+        assert_eq!(reasoning_metadata(None, None, None), None);
     }
 }

@@ -292,7 +292,11 @@ impl Runner {
                 max_tokens: settings.max_tokens,
                 reasoning: &settings.reasoning,
                 temperature: agent.temperature,
-                interleaved: opts.interleaved.as_deref(),
+                // The run's own choice (tests), else the catalogue's word for the model.
+                interleaved: opts.interleaved.as_deref().or(settings
+                    .info
+                    .as_ref()
+                    .and_then(|i| i.interleaved.as_deref())),
             };
             // The agent's own budget, within the run's.
             let max_steps = agent

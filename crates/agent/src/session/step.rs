@@ -14,6 +14,7 @@ use tracing::Instrument;
 
 use super::accumulate::{Change, StepAccumulator};
 use super::execute::CallEnv;
+use super::history::reasoning_metadata;
 use super::inflight::InFlight;
 use super::parts::{self, ModelRef};
 use super::record::Recorder;
@@ -102,7 +103,6 @@ pub async fn run_step<'a>(
     let mut driver = Driver {
         rec,
         message_id: message.id().to_string(),
-        provider: env.model.provider_id.clone(),
         acc: StepAccumulator::new(),
         text_part: None,
         reasoning_part: None,
@@ -211,8 +211,6 @@ fn reasoning_part(
 struct Driver<'a> {
     rec: &'a Recorder,
     message_id: String,
-    /// The provider id, under which reasoning metadata is kept (`metadata.anthropic`).
-    provider: String,
     acc: StepAccumulator,
     /// The open text part: `(id, start)`.
     text_part: Option<(String, i64)>,
@@ -258,16 +256,10 @@ impl Driver<'_> {
                 text,
                 signature,
                 redacted,
+                item,
             } => {
                 if let Some((id, start)) = self.reasoning_part.take() {
-                    let meta = signature
-                        .map(|s| json!({"signature": s}))
-                        .or_else(|| redacted.map(|d| json!({"redactedData": d})))
-                        .map(|m| {
-                            let mut meta = Map::new();
-                            meta.insert(self.provider.clone(), m);
-                            meta
-                        });
+                    let meta = reasoning_metadata(signature, redacted, item);
                     let part = reasoning_part(&text, start, Some(now_ms()), meta);
                     rec.part(&self.message_id, Some(&id), &part.into())?;
                 }

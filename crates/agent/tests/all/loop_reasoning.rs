@@ -1,6 +1,7 @@
 //! The catalogue and reasoning in the loop: priced steps, `max_tokens` and reasoning settings
-//! on the wire, reasoning parts from OpenAI-compatible and Anthropic streams, and Anthropic's
-//! signed thinking blocks sent back so the next request of the turn is valid.
+//! on the wire, reasoning parts from OpenAI-compatible, Anthropic and Responses streams, and
+//! Anthropic's signed thinking blocks and Responses' encrypted reasoning items sent back so the
+//! next request of the turn is valid.
 
 use crate::loop_support::*;
 use serde_json::{Value, json};
@@ -174,6 +175,56 @@ async fn anthropic_thinking_keeps_its_signature_and_the_next_request_carries_it_
                 ])
             );
             assert_sent("anthropic_thinking_sent_back", &t, &server);
+            assert_log_consistent(&store(&t), &ran);
+        })
+        .await;
+}
+
+#[tokio::test]
+async fn responses_reasoning_items_are_kept_on_their_parts_and_replayed_before_the_calls() {
+    TestInstance::builder()
+        .file("a.txt", "alpha\n")
+        .run(|t| async move {
+            let server = ModelServer::start(vec![
+                Turn::reasoning(
+                    "Read a.txt first.",
+                    Some("enc-A"),
+                    Turn::TextAndToolCalls(
+                        "Reading.".into(),
+                        vec![call("call_1", "read", r#"{"filePath":"a.txt"}"#)],
+                    ),
+                ),
+                // No encrypted content: nothing that could be sent back.
+                Turn::reasoning("It says alpha.", None, Turn::text("alpha")),
+            ]);
+            let opts = RunOptions {
+                variant: Some("high".into()),
+                ..options()
+            };
+            let ran = run(&t, &responses_runner(&t, &server, opts), "read a.txt").await;
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
+            assert_eq!(ran.report.text, "alpha");
+
+            let reasoning = parts_of(&t, &ran.session_id, "reasoning");
+            assert_eq!(reasoning.len(), 2, "{reasoning:#?}");
+            assert_eq!(
+                reasoning[0]["metadata"],
+                json!({"openai": {"itemId": "rs_scripted_1_0", "reasoningEncryptedContent": "enc-A"}})
+            );
+            assert!(reasoning[1].get("metadata").is_none(), "{}", reasoning[1]);
+
+            let requests = server.requests();
+            assert_eq!(requests[0]["reasoning"], json!({"effort": "high", "summary": "auto"}));
+            let input = &requests[1]["input"];
+            assert_eq!(
+                input[1],
+                json!({"type": "reasoning", "id": "rs_scripted_1_0", "encrypted_content": "enc-A",
+                       "summary": [{"type": "summary_text", "text": "Read a.txt first."}]})
+            );
+            assert_eq!(input[2]["type"], "message");
+            assert_eq!(input[3]["call_id"], "call_1");
+            assert_eq!(input[4]["type"], "function_call_output");
+            assert_sent("responses_reasoning_sent_back", &t, &server);
             assert_log_consistent(&store(&t), &ran);
         })
         .await;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use strata_agent::events::{LoopEvent, event_part};
-use strata_agent::provider::{Anthropic, OpenAiCompatible, Provider};
+use strata_agent::provider::{Anthropic, OpenAiCompatible, OpenAiResponses, Provider};
 use strata_agent::session::{
     LoopServices, Model, RunOptions, RunReport, Runner, SessionTarget, open_session,
 };
@@ -68,6 +68,12 @@ pub(crate) fn runner(
 pub(crate) fn anthropic_runner(t: &TestInstance, server: &ModelServer, opts: RunOptions) -> Runner {
     let provider = Anthropic::new(server.anthropic_url(), Some("test-key".into())).unwrap();
     runner_for(t, Arc::new(provider), "anthropic/scripted-model", opts)
+}
+
+/// A runner speaking OpenAI's Responses API to the same scripted server.
+pub(crate) fn responses_runner(t: &TestInstance, server: &ModelServer, opts: RunOptions) -> Runner {
+    let provider = OpenAiResponses::new(server.url(), Some("test-key".into())).unwrap();
+    runner_for(t, Arc::new(provider), MODEL, opts)
 }
 
 /// A runner over the instance graph's own services (its store, live runs and subagents), wired

@@ -13,6 +13,7 @@ mod loop_reasoning;
 mod loop_skills;
 mod loop_streaming;
 mod loop_support;
+mod provider_responses;
 mod provider_streams;
 mod store_concurrency;
 mod store_sessions;

@@ -33,7 +33,7 @@ fn provider(kind: Kind, server: &ModelServer) -> Box<dyn Provider> {
     }
 }
 
-fn request(messages: Vec<ChatMessage>) -> ChatRequest {
+pub(crate) fn request(messages: Vec<ChatMessage>) -> ChatRequest {
     ChatRequest {
         model: "scripted-model".into(),
         system: "You are a test.".into(),
@@ -50,7 +50,7 @@ fn request(messages: Vec<ChatMessage>) -> ChatRequest {
     }
 }
 
-async fn all_events(
+pub(crate) async fn all_events(
     p: &dyn Provider,
     req: ChatRequest,
 ) -> (Vec<StreamEvent>, Option<ProviderError>) {

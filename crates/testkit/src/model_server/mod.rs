@@ -1,6 +1,7 @@
-//! A scripted model server for tests: real HTTP on 127.0.0.1 speaking both streaming protocols
-//! the providers use — OpenAI chat completions (`POST /v1/chat/completions`) and Anthropic
-//! Messages (`POST /v1/messages`) — and answering each request with the next [`Turn`] of its
+//! A scripted model server for tests: real HTTP on 127.0.0.1 speaking the streaming protocols
+//! the providers use — OpenAI chat completions (`POST /v1/chat/completions`), Anthropic
+//! Messages (`POST /v1/messages`) and OpenAI Responses (`POST /v1/responses`, same base URL
+//! as chat completions) — and answering each request with the next [`Turn`] of its
 //! script. Every request is recorded so tests can assert what the client sent (tool schemas,
 //! tool results, headers), read back into one neutral shape ([`SentRequest`]) and rendered
 //! readably for snapshots ([`ModelServer::rendered`]).
@@ -23,6 +24,7 @@
 //! ```
 
 mod recorded;
+mod responses;
 mod script;
 mod sent;
 mod wire;
@@ -43,6 +45,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 pub use recorded::Recording;
+pub use responses::{RESPONSES_CACHED_TOKENS, RESPONSES_PATH, RESPONSES_REASONING_TOKENS};
 pub use script::{Gate, Pause, ScriptedCall, Turn, call};
 pub use sent::{SentItem, SentMessage, SentRequest, render_requests};
 pub use wire::{USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS};
@@ -188,7 +191,8 @@ impl ModelServer {
         self.addr
     }
 
-    /// The OpenAI-style base URL: `http://127.0.0.1:PORT/v1`.
+    /// The OpenAI-style base URL, for chat completions and Responses alike:
+    /// `http://127.0.0.1:PORT/v1`.
     pub fn url(&self) -> String {
         format!("http://{}/v1", self.addr)
     }
@@ -307,6 +311,7 @@ impl Drop for ModelServer {
 enum Protocol {
     OpenAi,
     Anthropic,
+    Responses,
 }
 
 async fn handle(
@@ -321,6 +326,7 @@ async fn handle(
     let protocol = match path.as_str() {
         OPENAI_PATH => Some(Protocol::OpenAi),
         ANTHROPIC_PATH => Some(Protocol::Anthropic),
+        RESPONSES_PATH => Some(Protocol::Responses),
         _ => None,
     };
     let n = {
@@ -344,13 +350,21 @@ async fn handle(
         return error(
             StatusCode::NOT_FOUND,
             format!(
-                "the scripted model server serves POST {OPENAI_PATH} and POST {ANTHROPIC_PATH}, not {path}"
+                "the scripted model server serves POST {OPENAI_PATH}, {ANTHROPIC_PATH} and {RESPONSES_PATH}, not {path}"
             ),
         );
     };
     let input_tokens = match shared.bytes_per_token.load(Ordering::SeqCst) {
         0 => USAGE_INPUT_TOKENS,
-        per => (body["messages"].to_string().len() / per) as u64,
+        // The conversation is `input` in a Responses body.
+        per => {
+            (body
+                .get("input")
+                .unwrap_or(&body["messages"])
+                .to_string()
+                .len()
+                / per) as u64
+        }
     };
     let text = body.to_string();
     let ruled = lock(&shared.rules)
@@ -422,6 +436,7 @@ async fn handle(
                     wire::openai(&pieces, model, n, usage, input_tokens)
                 }
                 Protocol::Anthropic => wire::anthropic(&pieces, model, n, input_tokens),
+                Protocol::Responses => responses::frames(&pieces, model, n, input_tokens),
             };
             let pause = match &turn {
                 Turn::Paced { pause, .. } => Some(pause.clone()),

@@ -62,7 +62,8 @@ impl Recording {
     }
 
     /// Renames the client tool `from` to `to` wherever a chunk names it: chat-completions
-    /// `tool_calls[].function.name` and Anthropic `tool_use` blocks. Server-side blocks
+    /// `tool_calls[].function.name`, Anthropic `tool_use` blocks and Responses `function_call`
+    /// items. Server-side blocks
     /// (`server_tool_use`, `mcp_tool_use`, …) are left alone. Returns how many names changed;
     /// only the chunks that changed are written anew (keys keep their order).
     pub fn rename_tool(&mut self, from: &str, to: &str) -> usize {
@@ -89,18 +90,24 @@ impl Recording {
                 .map(|c| format!("data: {c}\n\n"))
                 .chain(std::iter::once("data: [DONE]\n\n".to_string()))
                 .collect(),
-            Protocol::Anthropic => {
-                let mut frames = Vec::with_capacity(self.chunks.len());
-                for chunk in &self.chunks {
-                    let kind = event_type(chunk);
-                    frames.push(format!("event: {kind}\ndata: {chunk}\n\n"));
-                    if kind == "message_stop" {
-                        break;
-                    }
-                }
-                frames
+            // Typed events, up to the end of the first response: a recording of the
+            // vendor's own tool loop holds several.
+            Protocol::Anthropic => self.typed_frames("message_stop"),
+            Protocol::Responses => self.typed_frames("response.completed"),
+        }
+    }
+
+    /// `event: <type>` + `data:` frames, up to and including the first of type `last`.
+    fn typed_frames(&self, last: &str) -> Vec<String> {
+        let mut frames = Vec::with_capacity(self.chunks.len());
+        for chunk in &self.chunks {
+            let kind = event_type(chunk);
+            frames.push(format!("event: {kind}\ndata: {chunk}\n\n"));
+            if kind == last {
+                break;
             }
         }
+        frames
     }
 }
 
@@ -126,6 +133,13 @@ fn rename_in(chunk: &mut Value, from: &str, to: &str) -> usize {
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
     {
         swap(block.get_mut("name"));
+    }
+    // Responses: a client call is a `function_call` item.
+    if let Some(item) = chunk
+        .get_mut("item")
+        .filter(|i| i.get("type").and_then(Value::as_str) == Some("function_call"))
+    {
+        swap(item.get_mut("name"));
     }
     let choices = chunk.get_mut("choices").and_then(Value::as_array_mut);
     for choice in choices.into_iter().flatten() {

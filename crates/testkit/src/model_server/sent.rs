@@ -1,5 +1,5 @@
-//! What a model was sent, read back from a recorded request body of either protocol (OpenAI
-//! chat completions or Anthropic Messages) into one neutral shape, [`SentRequest`], with a
+//! What a model was sent, read back from a recorded request body of any protocol (OpenAI
+//! chat completions, Anthropic Messages or OpenAI Responses) into one neutral shape, [`SentRequest`], with a
 //! readable rendering for insta snapshots: the model, the tool names, then one line per
 //! message item — text, tool calls with their arguments, tool results, attached files.
 //!
@@ -67,7 +67,7 @@ pub enum SentItem {
 }
 
 impl SentRequest {
-    /// Reads a recorded request body of either protocol.
+    /// Reads a recorded request body of any of the protocols.
     pub fn from_body(body: &Value) -> SentRequest {
         let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
         let tools = body["tools"]
@@ -103,6 +103,10 @@ impl SentRequest {
                 }];
             }
             messages.push(SentMessage { role, items });
+        }
+        if let Some(input) = body["input"].as_array() {
+            system = text(body.get("instructions"));
+            messages = input_messages(input);
         }
         SentRequest {
             model: text(body.get("model")),
@@ -152,7 +156,60 @@ impl SentRequest {
     }
 }
 
-/// The items of a `content` field: a string, or a list of blocks of either protocol.
+/// The items of a Responses `input`, as messages: each message item by its role, calls and
+/// reasoning joined to the assistant message before them, each call output a `tool` message.
+fn input_messages(input: &[Value]) -> Vec<SentMessage> {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
+    let mut messages: Vec<SentMessage> = Vec::new();
+    for item in input {
+        let (role, items) = match item["type"].as_str().unwrap_or("message") {
+            "message" => (text(item.get("role")), content_items(item.get("content"))),
+            "function_call" => (
+                "assistant".to_string(),
+                vec![SentItem::Call {
+                    id: text(item.get("call_id")),
+                    name: text(item.get("name")),
+                    arguments: text(item.get("arguments")),
+                }],
+            ),
+            "function_call_output" => (
+                "tool".to_string(),
+                vec![SentItem::Result {
+                    call_id: text(item.get("call_id")),
+                    output: text(item.get("output")),
+                    is_error: false,
+                }],
+            ),
+            // Reasoning sent back, shown as a marked text with its summary.
+            "reasoning" => {
+                let summary: Vec<String> = item["summary"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|s| text(s.get("text")))
+                    .collect();
+                let label = format!(
+                    "[reasoning {}, encrypted {}]",
+                    text(item.get("id")),
+                    text(item.get("encrypted_content"))
+                );
+                let shown = [label, summary.join("\n\n")].join(" ");
+                ("assistant".to_string(), vec![SentItem::Text(shown)])
+            }
+            other => (
+                "assistant".to_string(),
+                vec![SentItem::Text(format!("[{other} item] {item}"))],
+            ),
+        };
+        match messages.last_mut() {
+            Some(last) if role == "assistant" && last.role == role => last.items.extend(items),
+            _ => messages.push(SentMessage { role, items }),
+        }
+    }
+    messages
+}
+
+/// The items of a `content` field: a string, or a list of blocks of any protocol.
 fn content_items(content: Option<&Value>) -> Vec<SentItem> {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
     match content {
@@ -160,7 +217,15 @@ fn content_items(content: Option<&Value>) -> Vec<SentItem> {
         Some(Value::Array(blocks)) => blocks
             .iter()
             .flat_map(|b| match b["type"].as_str().unwrap_or_default() {
-                "text" => vec![SentItem::Text(text(b.get("text")))],
+                "text" | "input_text" | "output_text" => vec![SentItem::Text(text(b.get("text")))],
+                "input_image" => vec![SentItem::Media {
+                    kind: "image".into(),
+                    source: text(b.get("image_url")),
+                }],
+                "input_file" => vec![SentItem::Media {
+                    kind: "file".into(),
+                    source: text(b.get("filename")),
+                }],
                 "image_url" => vec![SentItem::Media {
                     kind: "image".into(),
                     source: text(b.pointer("/image_url/url")),
@@ -336,10 +401,30 @@ mod tests {
             ],
             "tools": [{"name": "read", "input_schema": {}}],
         });
+        let responses = json!({
+            "model": "m",
+            "instructions": "be brief",
+            "input": [
+                {"role": "user", "content": [{"type": "input_text", "text": "go"}]},
+                {"type": "reasoning", "id": "rs_1", "encrypted_content": "enc", "summary": [{"type": "summary_text", "text": "Plan."}]},
+                {"type": "function_call", "call_id": "c1", "name": "read", "arguments": "{\"filePath\":\"a\"}"},
+                {"type": "function_call_output", "call_id": "c1", "output": "one\ntwo"},
+                {"role": "user", "content": [{"type": "input_image", "image_url": "data:image/png;base64,QQ"}]},
+            ],
+            "tools": [{"type": "function", "name": "read", "parameters": {}}],
+        });
         let a = SentRequest::from_body(&openai);
         let b = SentRequest::from_body(&anthropic);
+        let c = SentRequest::from_body(&responses);
         assert_eq!(a.results(), b.results());
         assert_eq!(a.calls(), b.calls());
+        assert_eq!((c.results(), c.calls()), (a.results(), a.calls()));
+        assert_eq!(c.roles(), ["system", "user", "assistant", "tool", "user"]);
+        assert_eq!(c.tools, ["read"]);
+        assert_eq!(
+            c.to_string(),
+            "model: m\ntools: read\nsystem: be brief\nuser: go\nassistant: [reasoning rs_1, encrypted enc] Plan.\nassistant → read c1 {\"filePath\":\"a\"}\ntool ← c1\n    one\n    two\nuser [image] data:image/png;base64,QQ\n"
+        );
         assert_eq!(a.tools, ["read"]);
         assert_eq!(a.roles(), ["system", "user", "assistant", "tool"]);
         assert_eq!(

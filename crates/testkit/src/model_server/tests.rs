@@ -221,3 +221,32 @@ fn a_responder_answers_first_and_each_streamed_body_records_its_end() {
     assert_eq!(ends.iter().map(|(n, _)| *n).collect::<Vec<_>>(), vec![1, 2]);
     assert!(ends[0].1 <= ends[1].1);
 }
+
+#[test]
+fn responses_turns_stream_items_and_count_the_input_list() {
+    let server = ModelServer::start(vec![Turn::TextAndToolCalls(
+        "ok".into(),
+        vec![call("call_1", "read", r#"{"filePath":"a.txt"}"#)],
+    )]);
+    server.count_input_tokens(1);
+    let body = r#"{"model":"r-1","stream":true,"input":[{"role":"user","content":[{"type":"input_text","text":"route me"}]}]}"#;
+    let raw = post(&server, RESPONSES_PATH, body);
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw}");
+    for needle in [
+        "event: response.created",
+        r#""type":"response.output_text.delta""#,
+        r#""call_id":"call_1""#,
+        r#""delta":"{\"fi""#,
+        "event: response.completed",
+    ] {
+        assert!(raw.contains(needle), "{needle} missing from {raw}");
+    }
+    let input = serde_json::from_str::<Value>(body).unwrap()["input"].to_string();
+    let tokens = input.len() as u64 + RESPONSES_CACHED_TOKENS;
+    assert!(
+        raw.contains(&format!(r#""input_tokens":{tokens}"#)),
+        "{raw}"
+    );
+    assert_eq!(server.sent()[0].roles(), ["user"]);
+    assert_eq!(first_user_text(&server.requests()[0]), "route me");
+}

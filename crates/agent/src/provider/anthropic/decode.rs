@@ -171,6 +171,7 @@ pub(super) fn decode(
         "content_block_stop" => match state.reasoning.take() {
             Some((open, signature)) if open == slot => out.push(StreamEvent::ReasoningEnd {
                 signature: Some(signature).filter(|s| !s.is_empty()),
+                item: None,
             }),
             other => {
                 state.reasoning = other;

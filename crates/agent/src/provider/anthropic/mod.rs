@@ -244,6 +244,7 @@ mod tests {
             text: text.into(),
             signature: signature.map(str::to_string),
             redacted: redacted.map(str::to_string),
+            item: None,
         };
         let req = ChatRequest {
             model: "claude-test".into(),
@@ -284,6 +285,35 @@ mod tests {
                 {"type": "redacted_thinking", "data": "opaque"},
                 {"type": "text", "text": "ok"},
             ])
+        );
+    }
+
+    #[test]
+    fn reasoning_items_of_the_responses_api_are_not_sent_as_thinking() {
+        let item = ReasoningBlock {
+            text: "a summary".into(),
+            signature: None,
+            redacted: None,
+            item: Some(crate::provider::ReasoningItem {
+                id: "rs_1".into(),
+                encrypted_content: "enc".into(),
+            }),
+        };
+        let req = ChatRequest {
+            model: "claude-test".into(),
+            messages: vec![
+                ChatMessage::user("go"),
+                ChatMessage::Assistant {
+                    text: "ok".into(),
+                    tool_calls: vec![],
+                    reasoning: vec![item],
+                },
+            ],
+            ..Default::default()
+        };
+        assert_eq!(
+            request_body(&req)["messages"][1]["content"],
+            json!([{"type": "text", "text": "ok"}])
         );
     }
 

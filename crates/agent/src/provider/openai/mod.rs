@@ -168,14 +168,14 @@ fn flush_attached(attached: &mut Vec<(&str, &Media)>, messages: &mut Vec<Value>)
     for (call_id, media) in attached.drain(..) {
         let label = media.label();
         if media.is_image() {
-            content.push(json!({"type": "text", "text": format!("Attached by tool call {call_id}: {label}")}));
+            content.push(json!({"type": "text", "text": media.attached_by(call_id)}));
             content.push(json!({"type": "image_url", "image_url": {"url": media.url}}));
         } else if media.is_pdf() {
-            content.push(json!({"type": "text", "text": format!("Attached by tool call {call_id}: {label}")}));
+            content.push(json!({"type": "text", "text": media.attached_by(call_id)}));
             content
                 .push(json!({"type": "file", "file": {"filename": label, "file_data": media.url}}));
         } else {
-            content.push(json!({"type": "text", "text": format!("Tool call {call_id} attached {label} ({}), which cannot be sent to this model.", media.mime)}));
+            content.push(json!({"type": "text", "text": media.not_sendable(call_id)}));
         }
     }
     messages.push(json!({"role": "user", "content": content}));
@@ -336,6 +336,7 @@ mod tests {
             text: text.into(),
             signature: None,
             redacted: None,
+            item: None,
         };
         let thought = ChatMessage::Assistant {
             text: String::new(),

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::endpoints::{Sdk, WireKind, is_local, sdk, wire_named};
 use super::{KeySource, Resolver, Source};
-use crate::provider::{Anthropic, OpenAiCompatible, Provider, ProviderError};
+use crate::provider::{Anthropic, OpenAiCompatible, OpenAiResponses, Provider, ProviderError};
 
 /// Everything needed to call one provider.
 #[derive(Debug)]
@@ -148,7 +148,15 @@ pub(super) fn provider(
                 .with_timeout(timeout)
                 .with_cache_key(false),
         ),
-        WireKind::Chat | WireKind::Responses => Box::new(
+        WireKind::Responses => Box::new(
+            OpenAiResponses::new(base, key)?
+                .named(id)
+                .with_headers(headers)
+                .with_query(query)
+                .with_timeout(timeout)
+                .with_cache_key(cache_key),
+        ),
+        WireKind::Chat => Box::new(
             OpenAiCompatible::new(base, key)?
                 .named(id)
                 .with_headers(headers)

@@ -130,7 +130,8 @@ fn thinking_blocks_stream_with_their_signature_and_redacted_ones_whole() {
         vec![
             StreamEvent::ReasoningDelta("Let me see.".into()),
             StreamEvent::ReasoningEnd {
-                signature: Some("EqSig==".into())
+                signature: Some("EqSig==".into()),
+                item: None,
             },
             StreamEvent::RedactedReasoning("opaque".into()),
             StreamEvent::Finish {
