@@ -91,7 +91,7 @@ impl ProviderError {
     pub fn is_context_overflow(&self) -> bool {
         let text = match self {
             ProviderError::Http {
-                status: 400 | 413,
+                status: 400 | 413 | 422,
                 body,
                 ..
             } => body,
@@ -108,6 +108,21 @@ impl ProviderError {
             "exceeds the context",
             "input is too long",
             "request too large",
+            // Gemini: "The input token count (…) exceeds the maximum number of tokens allowed".
+            "exceeds the maximum number of tokens",
+            // Mistral: "… too large for model with 131072 maximum context length".
+            "too large for model",
+            // xAI: "This model's maximum prompt length is …".
+            "maximum prompt length",
+            // Groq and Cerebras: "Please reduce the length of the messages or completion".
+            "reduce the length of the messages",
+            // llama.cpp's server: "the request exceeds the available context size".
+            "exceeds the available context size",
+            // Moonshot: "Invalid request: Your request exceeded model token limit".
+            "exceeded model token limit",
+            // LM Studio and Ollama.
+            "context length",
+            "context overflow",
         ]
         .iter()
         .any(|k| text.contains(k))
@@ -205,6 +220,17 @@ mod tests {
             body(400, r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#)
                 .is_context_overflow()
         );
+        for vendor in [
+            "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+            "Prompt contains 300000 tokens and 0 draft tokens, too large for model with 131072 maximum context length",
+            "This model's maximum prompt length is 131072 but the request contains 200000 tokens.",
+            "Please reduce the length of the messages or completion.",
+            "the request exceeds the available context size, try increasing it",
+            "Invalid request: Your request exceeded model token limit: 262144",
+        ] {
+            assert!(body(400, vendor).is_context_overflow(), "{vendor}");
+        }
+        assert!(body(422, "maximum context length is 8192").is_context_overflow());
         assert!(!body(400, "bad tool schema").is_context_overflow());
         assert!(!body(500, "context_length_exceeded").is_context_overflow());
         assert!(!http(429).is_context_overflow());

@@ -48,7 +48,9 @@ pub(crate) fn key_header(value: &str, env: &str) -> Result<HeaderValue, Provider
 }
 
 /// The wait a rate-limited or overloaded server asks for: `retry-after-ms` (milliseconds, as
-/// OpenAI sends it) or `retry-after` in whole seconds. An HTTP-date form is not used.
+/// OpenAI sends it), `retry-after` in whole seconds, else the vendors' own reset headers
+/// (`x-ratelimit-reset-requests`/`-tokens` as Go-style durations such as `1m30s` or `250ms`,
+/// from OpenAI, Groq and others), the longer of those two. An HTTP-date form is not used.
 pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let text = |name: &str| {
         headers
@@ -62,9 +64,42 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     {
         return Some(Duration::from_secs_f64(ms / 1000.0));
     }
-    text("retry-after")
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(Duration::from_secs)
+    if let Some(secs) = text("retry-after").and_then(|v| v.parse::<u64>().ok()) {
+        return Some(Duration::from_secs(secs));
+    }
+    ["x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"]
+        .iter()
+        .filter_map(|h| text(h).and_then(go_duration))
+        .max()
+}
+
+/// A Go-style duration (`6m0s`, `1.5s`, `20ms`, `2h`); a bare number is seconds.
+fn go_duration(text: &str) -> Option<Duration> {
+    if let Ok(secs) = text.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let mut total = 0.0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|n| *n > 0)?;
+        let value: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            "us" | "µs" => 0.000_001,
+            "ns" => 0.000_000_001,
+            _ => return None,
+        };
+        total += value * scale;
+        rest = &rest[unit_len..];
+    }
+    (total.is_finite() && total >= 0.0).then(|| Duration::from_secs_f64(total))
 }
 
 /// Runs a whole SSE `body` through protocol `W`'s decoding as the stream driver does (tests of
@@ -274,6 +309,24 @@ mod tests {
             None
         );
         assert_eq!(wait(&[]), None);
+        // The vendors' own reset headers, the longer of the two.
+        assert_eq!(
+            wait(&[
+                ("x-ratelimit-reset-requests", "1m30s"),
+                ("x-ratelimit-reset-tokens", "250ms")
+            ]),
+            Some(Duration::from_secs(90))
+        );
+        assert_eq!(
+            wait(&[("x-ratelimit-reset-tokens", "7.66s")]),
+            Some(Duration::from_millis(7660))
+        );
+        assert_eq!(
+            wait(&[("retry-after", "2"), ("x-ratelimit-reset-tokens", "1m")]),
+            Some(Duration::from_secs(2)),
+            "retry-after wins"
+        );
+        assert_eq!(wait(&[("x-ratelimit-reset-tokens", "soon")]), None);
     }
 
     #[test]
