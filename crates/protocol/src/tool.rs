@@ -18,6 +18,10 @@ pub struct ToolPart {
     #[serde(default)]
     pub tool: String,
     pub state: ToolState,
+    /// What the model's provider attached to the call and wants back with it (e.g. Gemini's
+    /// thought signature, under `provider`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
 }
 
 /// Where a call is in its life.
@@ -152,7 +156,24 @@ impl ToolPart {
             call_id: call_id.to_string(),
             tool: tool.to_string(),
             state,
+            metadata: None,
         }
+    }
+
+    /// The part with the provider's own data about the call kept under `metadata.provider`.
+    pub fn with_provider_meta(mut self, meta: Option<&Value>) -> Self {
+        if let Some(meta) = meta {
+            let mut map = Map::new();
+            map.insert("provider".into(), meta.clone());
+            self.metadata = Some(map);
+        }
+        self
+    }
+
+    /// The provider's own data about the call, as [`with_provider_meta`](Self::with_provider_meta)
+    /// kept it.
+    pub fn provider_meta(&self) -> Option<&Value> {
+        self.metadata.as_ref()?.get("provider")
     }
 
     /// Reads a stored `tool` part's data.

@@ -16,6 +16,8 @@ struct Pending {
     name: String,
     args: String,
     ready: bool,
+    /// What the provider attached to the call, to be sent back with it.
+    meta: Option<serde_json::Value>,
 }
 
 impl Pending {
@@ -32,6 +34,7 @@ impl Pending {
             id: self.id.clone(),
             name: self.name.clone(),
             arguments,
+            meta: self.meta.clone(),
         })
     }
 }
@@ -76,6 +79,7 @@ impl ToolCallAssembler {
                     name,
                     args: String::new(),
                     ready: false,
+                    meta: None,
                 });
                 self.calls.len() - 1
             }
@@ -102,6 +106,14 @@ impl ToolCallAssembler {
     /// Marks the call in `slot` complete (e.g. its content block ended): ready if its JSON parses.
     pub fn complete(&mut self, slot: u64) -> Vec<StreamEvent> {
         self.complete_where(|c| c.slot == slot)
+    }
+
+    /// Keeps `meta` (the provider's own data about the call, such as Gemini's thought
+    /// signature) with the open call in `slot`, to travel back with it.
+    pub fn set_meta(&mut self, slot: u64, meta: serde_json::Value) {
+        if let Some(call) = self.calls.iter_mut().find(|c| c.slot == slot && !c.ready) {
+            call.meta = Some(meta);
+        }
     }
 
     /// Marks the call in `slot` complete with the whole arguments the provider restated at its
@@ -177,6 +189,7 @@ mod tests {
             id: id.into(),
             name: name.into(),
             arguments: args.into(),
+            meta: None,
         })
     }
 

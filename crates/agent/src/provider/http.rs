@@ -86,7 +86,9 @@ fn go_duration(text: &str) -> Option<Duration> {
             .filter(|n| *n > 0)?;
         let value: f64 = rest[..digits].parse().ok()?;
         rest = &rest[digits..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let scale = match &rest[..unit_len] {
             "h" => 3600.0,
             "m" => 60.0,

@@ -164,6 +164,10 @@ pub struct ToolCall {
     pub id: String,
     pub name: String,
     pub arguments: String,
+    /// What the provider attached to the call and wants back with it in the next request
+    /// (Gemini's `extra_content` with its thought signature), kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
 }
 
 /// One event of a streamed model response, in the order the model produced it.
@@ -267,6 +271,7 @@ mod tests {
                     id: "c1".into(),
                     name: "read".into(),
                     arguments: "{}".into(),
+                    meta: None,
                 }],
             ),
             ChatMessage::ToolResult {

@@ -256,6 +256,7 @@ mod tests {
             id: id.into(),
             name: name.into(),
             arguments: args.into(),
+            meta: None,
         }
     }
 

@@ -138,7 +138,7 @@ pub fn prepare(env: &CallEnv<'_>, message_id: &str, part_id: &str, call: &ToolCa
         message_id: message_id.to_string(),
         part_id: part_id.to_string(),
         tool,
-        part: ToolPart::pending(&call.id, &name, &arguments),
+        part: ToolPart::pending(&call.id, &name, &arguments).with_provider_meta(call.meta.as_ref()),
         arguments,
         input,
     }

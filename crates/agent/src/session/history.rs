@@ -99,6 +99,7 @@ fn assistant(parts: &[PartData], out: &mut Vec<ChatMessage>) {
             id: part.call_id.clone(),
             name: part.tool.clone(),
             arguments: part.state.input().to_string(),
+            meta: part.provider_meta().cloned(),
         });
         results.push(ChatMessage::ToolResult {
             call_id: part.call_id.clone(),

@@ -99,6 +99,7 @@ impl Runner {
             id: format!("shell_{}", user.id),
             name: SHELL_TOOL.into(),
             arguments: json!({"command": command}).to_string(),
+            meta: None,
         };
         let pending = prepare(&env, step.id(), "", &call);
         let part = rec.part(step.id(), None, &pending.part.clone().into())?;

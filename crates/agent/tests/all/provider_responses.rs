@@ -114,6 +114,7 @@ async fn a_reasoning_item_goes_back_before_its_call_in_the_next_request() {
         id: "call_1".into(),
         name: "read".into(),
         arguments: args.into(),
+        meta: None,
     };
     assert!(events.contains(&StreamEvent::ToolCallReady(ready.clone())));
     let Some(StreamEvent::Finish {

@@ -152,6 +152,7 @@ async fn tool_calls_accumulate_and_results_go_back_in_the_next_request() {
             id: id.into(),
             name: "read".into(),
             arguments: args.into(),
+            meta: None,
         };
         assert_eq!(
             ready,

@@ -1,7 +1,7 @@
 //! Vendor behaviours no recording in the corpus shows, written as small synthetic streams in
 //! the vendors' shapes and served verbatim through the loop: a second Anthropic message
-//! starting inside the first, Anthropic `error` events, and a Moonshot-style thinking model
-//! whose reasoning must go back with its tool calls.
+//! starting inside the first, Anthropic `error` events, a Moonshot-style thinking model whose
+//! reasoning must go back with its tool calls, and Gemini's thought signatures on calls.
 
 use serde_json::{Value, json};
 use strata_agent::session::{RunOptions, RunOutcome};
@@ -166,6 +166,54 @@ async fn interleaved_reasoning_goes_back_on_the_assistant_message_with_its_calls
             let finish = messages[1].1.iter().find(|p| p.kind == "step-finish").unwrap();
             assert_eq!(finish.data["tokens"]["input"], 20, "{}", finish.data);
             assert_eq!(finish.data["tokens"]["cache"]["read"], 100);
+            assert_log_consistent(&store, &ran);
+        })
+        .await;
+}
+
+/// A chunk of Gemini's OpenAI-compatible endpoint.
+fn gemini(choice: Value) -> String {
+    json!({"id": "gem-1", "object": "chat.completion.chunk", "model": "gemini-3-pro-preview", "choices": [choice]})
+        .to_string()
+}
+
+#[tokio::test]
+async fn geminis_thought_signature_goes_back_with_its_call() {
+    TestInstance::builder()
+        .file("a.txt", "alpha\n")
+        .run(|t| async move {
+            let extra = json!({"google": {"thought_signature": "CsYBAY8a...sig"}});
+            let call = Recording::new([
+                gemini(
+                    json!({"index": 0, "delta": {"role": "assistant", "tool_calls": [{
+                        "index": 0, "id": "call_g1", "type": "function",
+                        "function": {"name": "read", "arguments": "{\"filePath\":\"a.txt\"}"},
+                        "extra_content": extra,
+                    }]}}),
+                ),
+                gemini(json!({"index": 0, "delta": {}, "finish_reason": "tool_calls"})),
+            ]);
+            let server = ModelServer::start(vec![Turn::Recorded(call), Turn::text("alpha")]);
+            let ran = run(
+                &t,
+                &runner(&t, &server, MODEL, options()),
+                "what is in a.txt?",
+            )
+            .await;
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
+            let second = &server.requests()[1];
+            let assistant = second["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["role"] == "assistant")
+                .expect("the assistant message");
+            assert_eq!(assistant["tool_calls"][0]["id"], "call_g1");
+            assert_eq!(assistant["tool_calls"][0]["extra_content"], extra);
+            let store = store(&t);
+            let tools = tool_parts(&store, &ran.session_id);
+            assert_eq!(tools[0]["metadata"]["provider"], extra, "{tools:#?}");
+            assert_eq!(tools[0]["state"]["status"], "completed");
             assert_log_consistent(&store, &ran);
         })
         .await;

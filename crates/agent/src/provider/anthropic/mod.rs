@@ -184,6 +184,7 @@ mod tests {
             id: id.into(),
             name: "read".into(),
             arguments: "{\"filePath\":\"a\"}".into(),
+            meta: None,
         };
         let result = |id: &str| ChatMessage::ToolResult {
             call_id: id.into(),

@@ -136,6 +136,10 @@ pub(super) fn decode(
                         .calls
                         .push(slot, id, field("name"), field("arguments")),
                 );
+                // Gemini's thought signature, which must come back with the call.
+                if let Some(extra) = call.get("extra_content").filter(|e| !e.is_null()) {
+                    state.calls.set_meta(slot, extra.clone());
+                }
             }
         }
     }
@@ -236,6 +240,7 @@ mod tests {
             id: id.into(),
             name: name.into(),
             arguments: args.into(),
+            meta: None,
         };
         assert_eq!(
             ready,
@@ -307,6 +312,7 @@ mod tests {
             id: id.into(),
             name: name.into(),
             arguments: args.into(),
+            meta: None,
         }
     }
 

@@ -84,11 +84,15 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
                     m["tool_calls"] = tool_calls
                         .iter()
                         .map(|c| {
-                            json!({
+                            let mut call = json!({
                                 "id": c.id,
                                 "type": "function",
                                 "function": {"name": c.name, "arguments": c.arguments},
-                            })
+                            });
+                            if let Some(meta) = &c.meta {
+                                call["extra_content"] = meta.clone();
+                            }
+                            call
                         })
                         .collect();
                 }
@@ -199,6 +203,7 @@ mod tests {
                         id: "c1".into(),
                         name: "glob".into(),
                         arguments: "{\"pattern\":\"*\"}".into(),
+                        meta: None,
                     }],
                 ),
                 ChatMessage::ToolResult {
@@ -274,6 +279,7 @@ mod tests {
             id: id.into(),
             name: "read".into(),
             arguments: "{}".into(),
+            meta: None,
         };
         let media = |mime: &str, name: &str| Media {
             mime: mime.into(),
@@ -344,6 +350,7 @@ mod tests {
                 id: "c1".into(),
                 name: "read".into(),
                 arguments: "{}".into(),
+                meta: None,
             }],
             reasoning: vec![block("Read it "), block("first.")],
         };

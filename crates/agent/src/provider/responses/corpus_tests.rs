@@ -107,6 +107,7 @@ fn check_completed(name: &str) {
             id: i["call_id"].as_str().unwrap().into(),
             name: i["name"].as_str().unwrap().into(),
             arguments: i["arguments"].as_str().unwrap().into(),
+            meta: None,
         })
         .collect();
     let ready: Vec<ToolCall> = events

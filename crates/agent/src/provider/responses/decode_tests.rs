@@ -45,6 +45,7 @@ fn ready(id: &str, arguments: &str) -> StreamEvent {
         id: id.into(),
         name: "read".into(),
         arguments: arguments.into(),
+        meta: None,
     })
 }
 

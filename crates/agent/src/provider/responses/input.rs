@@ -157,6 +157,7 @@ mod tests {
                 id: "call_1".into(),
                 name: "glob".into(),
                 arguments: "{}".into(),
+                meta: None,
             }],
             reasoning: vec![
                 block(None),

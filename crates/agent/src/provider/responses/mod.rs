@@ -124,6 +124,7 @@ mod tests {
             id: id.into(),
             name: name.into(),
             arguments: arguments.into(),
+            meta: None,
         }
     }
 

@@ -74,7 +74,8 @@ fn text_and_a_tool_use_block_with_usage() {
         StreamEvent::ToolCallReady(ToolCall {
             id: "toolu_1".into(),
             name: "read".into(),
-            arguments: "{\"filePath\": \"a.txt\"}".into()
+            arguments: "{\"filePath\": \"a.txt\"}".into(),
+            meta: None,
         })
     );
     assert_eq!(
@@ -261,6 +262,7 @@ fn server_side_blocks_are_not_calls_and_the_text_around_them_is_kept() {
             id: "toolu_1".into(),
             name: "read".into(),
             arguments: "{\"filePath\":\"a\"}".into(),
+            meta: None,
         }]
     );
 }
