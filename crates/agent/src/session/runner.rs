@@ -26,6 +26,7 @@ use super::execute::{CallEnd, CallEnv};
 use super::history::chat_history;
 use super::parts::ModelRef;
 use super::record::Recorder;
+use super::small_model::SmallModel;
 use super::step::{StepEnd, StepEnv, error_name, run_step};
 use super::{LoopServices, RunError};
 use crate::doom::DoomGuard;
@@ -56,6 +57,9 @@ pub struct RunOptions {
     /// The agent's own system prompt, replacing the base prompt (see `prompt::assemble`);
     /// the chosen agent's prompt wins when it has one.
     pub agent_prompt: Option<String>,
+    /// The config's `small_model`, which writes compaction summaries in place of the run's
+    /// model (see [`super::small_model::resolve`]); children started by `task` inherit it.
+    pub small_model: Option<SmallModel>,
 }
 
 impl Default for RunOptions {
@@ -69,6 +73,7 @@ impl Default for RunOptions {
             variant: None,
             early_calls: true,
             agent_prompt: None,
+            small_model: None,
         }
     }
 }
@@ -293,7 +298,14 @@ impl Runner {
                 let mut attempt = 0;
                 let (mut overflow, mut compacted_on_overflow) = (false, false);
                 let end = loop {
-                    if let Some(e) = compact::before_step(&step_env, &settings, overflow).await? {
+                    if let Some(e) = compact::before_step(
+                        &step_env,
+                        &settings,
+                        overflow,
+                        opts.small_model.as_ref(),
+                    )
+                    .await?
+                    {
                         break StepEnd::Broken(e);
                     }
                     overflow = false;
