@@ -235,6 +235,7 @@ impl ServerCore {
         let options = RunOptions {
             agent: agent.unwrap_or_else(|| "build".into()),
             session_rules: rules,
+            small_model: strata_agent::session::small_model::resolve(&services.config, env),
             ..RunOptions::default()
         };
         let model = Model {
