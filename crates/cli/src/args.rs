@@ -200,4 +200,11 @@ pub(crate) enum DebugCommand {
         #[arg(long, value_name = "KEY")]
         without: Vec<String>,
     },
+    /// The merged config (secrets hidden) and the file each setting came from.
+    Config {
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
 }

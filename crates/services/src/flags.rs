@@ -12,6 +12,9 @@ pub struct RuntimeFlags {
     pub data_dir: PathBuf,
     /// Where the user's `strata.json` lives.
     pub config_dir: PathBuf,
+    /// opencode's global config folder (`$XDG_CONFIG_HOME/opencode`, else
+    /// `~/.config/opencode`): its `opencode.json` is read below Strata's own.
+    pub opencode_config_dir: PathBuf,
     /// The OS temporary directory.
     pub temp_dir: PathBuf,
     /// The user's home directory (`~/.claude/skills`, `~/.agents/skills`, `~/` in config paths).
@@ -78,6 +81,10 @@ impl RuntimeFlags {
                 "XDG_CONFIG_HOME",
                 &[".config", "strata"],
             ),
+            opencode_config_dir: match var("XDG_CONFIG_HOME") {
+                Some(xdg) => PathBuf::from(xdg).join("opencode"),
+                None => home.join(".config").join("opencode"),
+            },
             temp_dir,
             home_dir: home.to_path_buf(),
             bash_default_timeout_ms: var("STRATA_BASH_DEFAULT_TIMEOUT_MS")
@@ -100,6 +107,7 @@ impl RuntimeFlags {
         Self {
             data_dir: data_dir.into(),
             config_dir,
+            opencode_config_dir: home_dir.join(".config").join("opencode"),
             temp_dir: std::env::temp_dir(),
             home_dir,
             bash_default_timeout_ms: None,
@@ -146,6 +154,10 @@ mod tests {
         let f = flags(&[]);
         assert_eq!(f.data_dir, PathBuf::from("/home/u/.local/share/strata"));
         assert_eq!(f.config_dir, PathBuf::from("/home/u/.config/strata"));
+        assert_eq!(
+            f.opencode_config_dir,
+            PathBuf::from("/home/u/.config/opencode")
+        );
         assert_eq!(f.temp_dir, PathBuf::from("/tmp"));
         assert_eq!(f.home_dir, PathBuf::from("/home/u"));
         assert_eq!(f.bash_default_timeout_ms, None);
@@ -162,6 +174,7 @@ mod tests {
         let f = flags(&[("XDG_DATA_HOME", "/x/data"), ("XDG_CONFIG_HOME", "/x/cfg")]);
         assert_eq!(f.data_dir, PathBuf::from("/x/data/strata"));
         assert_eq!(f.config_dir, PathBuf::from("/x/cfg/strata"));
+        assert_eq!(f.opencode_config_dir, PathBuf::from("/x/cfg/opencode"));
         let f = flags(&[
             ("XDG_DATA_HOME", "/x/data"),
             ("STRATA_DATA_DIR", "/s/data"),
@@ -220,6 +233,10 @@ mod tests {
         assert_eq!(f.data_dir, PathBuf::from("/d"));
         assert_eq!(f.config_dir, PathBuf::from("/t/c"));
         assert_eq!(f.home_dir, PathBuf::from("/t/home"));
+        assert_eq!(
+            f.opencode_config_dir,
+            PathBuf::from("/t/home/.config/opencode")
+        );
         assert_eq!(f.temp_dir, std::env::temp_dir());
         assert!(!f.experimental_lsp_tool);
     }

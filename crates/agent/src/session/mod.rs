@@ -14,6 +14,7 @@
 //! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
 //! - [`agent_mode`]: the plan file, plan-mode reminders and the switch to `build`;
 //! - [`compact`]: pruning and summarising a session that nears the model's context window;
+//! - [`small_model`]: the config's `small_model`, which writes the summaries when set;
 //! - [`totals`]: a session's summed tokens and cost;
 //! - [`runner`]: the loop itself;
 //! - [`shell`]: a command the user runs in the session, recorded as their own `bash` call.
@@ -39,6 +40,7 @@ mod rows;
 pub mod runner;
 pub mod schedule;
 pub mod shell;
+pub mod small_model;
 mod spans;
 pub mod step;
 pub mod step_message;

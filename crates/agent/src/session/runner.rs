@@ -26,6 +26,7 @@ use super::execute::{CallEnd, CallEnv};
 use super::history::chat_history;
 use super::parts::ModelRef;
 use super::record::Recorder;
+use super::small_model::SmallModel;
 use super::step::{StepEnd, StepEnv, error_name, run_step};
 use super::{LoopServices, RunError};
 use crate::doom::DoomGuard;
@@ -59,8 +60,11 @@ pub struct RunOptions {
     /// The assistant-message field the model's reasoning is sent back in with its tool calls
     /// (`reasoning_content`, `reasoning_details`), for models that need it back
     /// ([`ChatRequest::interleaved`](crate::provider::ChatRequest::interleaved)); `None` sends
-    /// none. Until the catalogue says which models need it, whoever builds the run sets it.
+    /// none, and the catalogue's word for the model applies.
     pub interleaved: Option<String>,
+    /// The config's `small_model`, which writes compaction summaries in place of the run's
+    /// model (see [`super::small_model::resolve`]); children started by `task` inherit it.
+    pub small_model: Option<SmallModel>,
 }
 
 impl Default for RunOptions {
@@ -75,6 +79,7 @@ impl Default for RunOptions {
             early_calls: true,
             agent_prompt: None,
             interleaved: None,
+            small_model: None,
         }
     }
 }
@@ -315,7 +320,14 @@ impl Runner {
                 let mut attempt = 0;
                 let (mut overflow, mut compacted_on_overflow) = (false, false);
                 let end = loop {
-                    if let Some(e) = compact::before_step(&step_env, &settings, overflow).await? {
+                    if let Some(e) = compact::before_step(
+                        &step_env,
+                        &settings,
+                        overflow,
+                        opts.small_model.as_ref(),
+                    )
+                    .await?
+                    {
                         break StepEnd::Broken(e);
                     }
                     overflow = false;

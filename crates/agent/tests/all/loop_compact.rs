@@ -217,3 +217,50 @@ async fn a_second_overflow_after_compacting_fails_the_run() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn the_configs_small_model_writes_the_summary() {
+    TestInstance::builder()
+        .config(json!({"small_model": "openai/small-one"}))
+        .run(|t| async move {
+            let overflow = json!({"error": {
+                "message": "This model's maximum context length is 10 tokens.",
+                "type": "invalid_request_error",
+                "code": "context_length_exceeded",
+            }});
+            let server = ModelServer::start(vec![
+                Turn::Status(400, overflow.to_string()),
+                Turn::text("SUMMARY: nothing yet."),
+                Turn::text("Done."),
+            ]);
+            // Both models are `openai/…`: the small one reaches the same server.
+            let url = server.url();
+            let env = |name: &str| (name == "OPENAI_BASE_URL").then(|| url.clone());
+            let config = t.get::<strata_services::config::Config>();
+            let opts = RunOptions {
+                small_model: strata_agent::session::small_model::resolve(
+                    &config,
+                    &strata_agent::provider::Resolver::new(&config.provider).with_env(env),
+                ),
+                ..options()
+            };
+            assert!(opts.small_model.is_some());
+            let ran = run(&t, &runner(&t, &server, MODEL, opts), "hi").await;
+            assert_eq!(ran.report.outcome, RunOutcome::Completed);
+            let models: Vec<Value> = server
+                .requests()
+                .iter()
+                .map(|r| r["model"].clone())
+                .collect();
+            assert_eq!(models, ["scripted-model", "small-one", "scripted-model"]);
+            assert!(server.requests()[1].to_string().contains(summary_needle()));
+            let summary = store(&t)
+                .messages(&ran.session_id)
+                .unwrap()
+                .into_iter()
+                .find(|(m, _)| m.data["summary"] == true)
+                .unwrap();
+            assert_eq!(summary.0.data["modelID"], "small-one");
+        })
+        .await;
+}

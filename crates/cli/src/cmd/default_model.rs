@@ -20,7 +20,7 @@ pub(super) fn none_chosen() -> String {
     let keys: Vec<&str> = BY_KEY.iter().map(|(k, _)| *k).collect();
     format!(
         "strata: no model chosen; pass --model PROVIDER/MODEL (e.g. --model openai/gpt-4.1), \
-         set \"model\" in strata.json, or set one of {} to use that vendor's default model",
+         set \"model\" in strata.json or opencode.json, or set one of {} to use that vendor's default model",
         keys.join(", ")
     )
 }

@@ -2,6 +2,7 @@
 
 mod agents;
 mod attach;
+mod config;
 mod debug;
 mod default_model;
 mod instance;
@@ -38,5 +39,8 @@ pub(crate) async fn dispatch(cli: Cli) -> u8 {
         Command::Debug {
             command: DebugCommand::Graph { dir, without },
         } => debug::graph(dir, without).await,
+        Command::Debug {
+            command: DebugCommand::Config { dir, format },
+        } => config::config(dir, format),
     }
 }

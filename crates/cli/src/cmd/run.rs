@@ -12,6 +12,7 @@
 
 use strata_agent::session::{
     LoopServices, Model, RunOptions, RunOutcome, RunReport, Runner, SessionTarget, open_session,
+    small_model,
 };
 use strata_registry::rules::non_interactive_rules;
 use strata_registry::{Instance, Runtime};
@@ -72,6 +73,7 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
             return 1;
         }
     };
+    super::config::print_warnings(&services.config);
     super::agents::warn_broken(&services.agents);
     let agent = match super::agents::choose(&services.agents, args.agent.as_deref()) {
         Ok(a) => a,
@@ -153,6 +155,7 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
         } else {
             non_interactive_rules()
         },
+        small_model: small_model::resolve(&services.config, &services.resolver()),
         ..RunOptions::default()
     };
     let model = Model::resolved(model_id, resolved);

@@ -150,6 +150,8 @@ impl Project {
             "XDG_CONFIG_HOME",
             "STRATA_WEBSEARCH_URL",
             "EXA_API_KEY",
+            "OPENCODE_CONFIG",
+            "OPENCODE_CONFIG_CONTENT",
         ] {
             cmd.env_remove(var);
         }

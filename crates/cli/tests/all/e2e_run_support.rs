@@ -39,6 +39,8 @@ pub(crate) fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) 
         "XDG_CONFIG_HOME",
         "STRATA_WEBSEARCH_URL",
         "EXA_API_KEY",
+        "OPENCODE_CONFIG",
+        "OPENCODE_CONFIG_CONTENT",
     ] {
         cmd.env_remove(var);
     }

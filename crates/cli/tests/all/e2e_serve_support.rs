@@ -48,6 +48,8 @@ pub(crate) fn serve(p: &Project, model: &ModelServer, env: &[(&str, &str)]) -> S
         .env_remove("STRATA_SERVER_PASSWORD")
         .env_remove("OPENCODE_SERVER_PASSWORD")
         .env_remove("STRATA_LOG")
+        .env_remove("OPENCODE_CONFIG")
+        .env_remove("OPENCODE_CONFIG_CONTENT")
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -238,6 +238,10 @@ impl ServerCore {
         let options = RunOptions {
             agent: agent.unwrap_or_else(|| "build".into()),
             session_rules: rules,
+            small_model: strata_agent::session::small_model::resolve(
+                &services.config,
+                &services.resolver(),
+            ),
             ..RunOptions::default()
         };
         let model = Model::resolved(model_id, resolved);

@@ -2,8 +2,8 @@
 //!
 //! `{"type":"local","command":[...],"environment":{...},"cwd"?,"enabled"?,"timeout"?}` or
 //! `{"type":"remote","url":"...","headers":{...},"enabled"?,"timeout"?}`; Strata adds
-//! `call_timeout` (ms) for tool execution. Values keep `{env:VAR}` / `{file:path}` as written:
-//! the Mcp service substitutes them when it connects.
+//! `call_timeout` (ms) for tool execution. `{env:VAR}` / `{file:path}` in these values were
+//! substituted when the config file was read, like in every other field.
 
 use std::time::Duration;
 

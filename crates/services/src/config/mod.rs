@@ -1,21 +1,46 @@
-//! Config: the user's and the project's `strata.json`, merged, with a typed view.
+//! Config: Strata's `strata.json` files and opencode's `opencode.json` files, merged, with a
+//! typed view, the source of every top-level setting and warnings about unknown keys.
 //!
-//! Files are read in order of precedence, later winning: the user file
-//! (`<config dir>/strata.json`), then the project's `<instance dir>/strata.json` and
-//! `<instance dir>/.strata/strata.json`. Objects are merged deeply; a key that appears again keeps
-//! its first position, so the order of the `permission` map is the order keys were first seen.
-//! Each file is checked on its own, so an error names the file at fault.
+//! Sources, lowest precedence first (a later source wins; objects are merged key by key):
+//! 1. opencode's global files: `opencode.json`, `opencode.jsonc`, `config.json` in
+//!    `$XDG_CONFIG_HOME/opencode` (else `~/.config/opencode`);
+//! 2. Strata's global file, `<config dir>/strata.json` (`~/.config/strata`);
+//! 3. the file `OPENCODE_CONFIG` names (relative to the instance directory);
+//! 4. for each folder from the worktree root down to the instance directory: `opencode.json`,
+//!    `opencode.jsonc`, `.opencode/opencode.json`, `.opencode/opencode.jsonc`, then
+//!    `strata.json` and `.strata/strata.json`. So in each folder Strata's own files win over
+//!    opencode's, key by key, and a deeper folder wins over the ones above it;
+//! 5. `OPENCODE_CONFIG_CONTENT` (inline JSON) comes after every opencode file, the instance
+//!    directory's included, and just before that directory's `strata.json` and
+//!    `.strata/strata.json`: it overrides every opencode file and every file of the folders
+//!    above, but the `strata.json` files of the directory Strata runs in still win, key by key.
+//!
+//! Every file may hold comments and trailing commas ([`jsonc`]); every string value may use
+//! `{env:VAR}` and `{file:path}` ([`subst`]). Each source is checked on its own, so an error
+//! names the source at fault. A key that appears again keeps its first position, so the order
+//! of the `permission` map is the order keys were first seen. A top-level key neither Strata
+//! nor opencode knows is a warning ([`Config::warnings`]), not an error.
 
 mod backend;
+pub mod discovery;
 mod fields;
+mod jsonc;
+mod known;
+mod load;
 mod mcp;
 mod parse;
+mod provenance;
+mod providers;
+mod redact;
+mod subst;
 pub mod websearch;
 
+pub use discovery::{OPENCODE_CONFIG, OPENCODE_CONFIG_CONTENT, Source};
 pub use mcp::{DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, McpServer, McpTransport};
+pub use redact::{HIDDEN, redact_secrets};
 
 use std::ops::Deref;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -69,6 +94,12 @@ pub struct SkillsConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigData {
     pub model: Option<String>,
+    /// `small_model`: `provider/model` for side tasks such as compaction summaries.
+    pub small_model: Option<String>,
+    /// `enabled_providers`: when set, only these providers may be used.
+    pub enabled_providers: Option<Vec<String>>,
+    /// `disabled_providers`: providers never used (wins over `enabled_providers`).
+    pub disabled_providers: Vec<String>,
     pub shell: Option<String>,
     /// The `permission` map as written, in key order (spec §0.5 "From config").
     pub permission: Option<Map<String, Value>>,
@@ -95,6 +126,9 @@ impl Default for ConfigData {
     fn default() -> Self {
         Self {
             model: None,
+            small_model: None,
+            enabled_providers: None,
+            disabled_providers: Vec::new(),
             shell: None,
             permission: None,
             tool_output: ToolOutput::default(),
@@ -131,6 +165,17 @@ pub enum ConfigError {
         message: String,
     },
     #[error(
+        "the config {file} refers to `{{file:{written}}}`, but {path} could not be read \
+         ({source}); create that file or change the value"
+    )]
+    Substitution {
+        file: String,
+        written: String,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
         "in the config file {file}, `{field}` must be {expected}, but it is {found}; \
          change or remove that field"
     )]
@@ -147,6 +192,8 @@ pub enum ConfigError {
 pub struct Config {
     data: Arc<ConfigData>,
     files: Arc<Vec<PathBuf>>,
+    sources: Arc<Vec<(String, String)>>,
+    warnings: Arc<Vec<String>>,
 }
 
 impl strata_graph::Service for Config {
@@ -161,41 +208,35 @@ impl Deref for Config {
 }
 
 impl Config {
-    /// The files read, in precedence order (lowest first).
-    pub fn candidate_files(info: &InstanceInfo, flags: &RuntimeFlags) -> Vec<PathBuf> {
-        vec![
-            flags.config_dir.join(FILE_NAME),
-            info.directory.join(FILE_NAME),
-            info.directory.join(".strata").join(FILE_NAME),
-        ]
+    /// Reads and merges every source, reading the process environment (`OPENCODE_CONFIG`,
+    /// `OPENCODE_CONFIG_CONTENT`, `{env:…}`).
+    pub fn load(info: &InstanceInfo, flags: &RuntimeFlags) -> Result<Config, ConfigError> {
+        Self::load_with(info, flags, &|name| std::env::var(name).ok())
     }
 
-    /// Reads and merges every existing config file; missing files are skipped.
-    pub fn load(info: &InstanceInfo, flags: &RuntimeFlags) -> Result<Config, ConfigError> {
-        let mut merged = Value::Object(Map::new());
-        let mut files = Vec::new();
-        for path in Self::candidate_files(info, flags) {
-            let Some(value) = read_file(&path)? else {
-                continue;
-            };
-            let file = path.display().to_string();
-            parse::typed(&value).map_err(|e| e.in_file(&file))?;
-            merge(&mut merged, value);
-            files.push(path);
-        }
-        let data = parse::typed(&merged).map_err(|e| e.in_file("(merged configuration)"))?;
+    /// Like [`Config::load`], with `env` as the environment (tests pass their own).
+    pub fn load_with(
+        info: &InstanceInfo,
+        flags: &RuntimeFlags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let loaded = load::load(info, flags, env)?;
+        let data = parse::typed(&loaded.merged).map_err(|e| e.in_file("(merged configuration)"))?;
         Ok(Config {
             data: Arc::new(data),
-            files: Arc::new(files),
+            files: Arc::new(loaded.files),
+            sources: Arc::new(loaded.sources),
+            warnings: Arc::new(loaded.warnings),
         })
     }
 
-    /// A configuration from one JSON document (tests, inline config).
+    /// A configuration from one JSON document (tests, inline config), taken as written: no
+    /// substitution, no sources.
     pub fn from_value(value: Value) -> Result<Config, ConfigError> {
         let data = parse::typed(&value).map_err(|e| e.in_file("(inline configuration)"))?;
         Ok(Config {
             data: Arc::new(data),
-            files: Arc::new(Vec::new()),
+            ..Config::default()
         })
     }
 
@@ -217,32 +258,18 @@ impl Config {
     pub fn files(&self) -> &[PathBuf] {
         &self.files
     }
-}
 
-/// Reads one file; `None` when it does not exist. An empty file counts as `{}`.
-fn read_file(path: &Path) -> Result<Option<Value>, ConfigError> {
-    let file = || path.display().to_string();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(ConfigError::Read {
-                file: file(),
-                source,
-            });
-        }
-    };
-    if text.trim().is_empty() {
-        return Ok(Some(Value::Object(Map::new())));
+    /// `(key, source)`: for each top-level key, and each entry of `provider`, `mcp`, `agent` and
+    /// `permission` (as `provider.<id>`), the last source that set it, in the merged order.
+    pub fn sources(&self) -> &[(String, String)] {
+        &self.sources
     }
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| ConfigError::Syntax {
-            file: file(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })
+
+    /// What loading warned about (unknown keys, a missing `OPENCODE_CONFIG` file), each naming
+    /// the key and the source. Front-ends print them once.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
 }
 
 /// Merges `over` into `base`: objects key by key (recursively), anything else replaced.

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use super::fields::{FieldError, boolean, get, object, positive, string, strings, wrong};
 use super::{
     ConfigData, Experimental, SkillsConfig, ToolOutput, ToolsConfig, WebsearchConfig, mcp,
+    providers,
 };
 
 const ACTIONS: &str = "\"allow\", \"ask\" or \"deny\"";
@@ -96,6 +97,9 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
     let experimental = object(root, "experimental", "experimental")?.unwrap_or(&empty);
     Ok(ConfigData {
         model: string(root, "model", "model")?,
+        small_model: providers::small_model(root)?,
+        enabled_providers: providers::enabled(root)?,
+        disabled_providers: providers::disabled(root)?,
         shell: string(root, "shell", "shell")?,
         permission: permission(root)?,
         tool_output: ToolOutput {

@@ -3,7 +3,7 @@
 //! server's connect timeout. Errors are one sentence for `strata mcp list` and warnings.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,7 +15,6 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::sync::{Mutex, mpsc};
 
 use super::stdio::{self, Diagnostics};
-use super::subst::{Roots, substitute};
 use crate::config::{McpServer, McpTransport};
 use crate::process::{Child, ChildProcessSpawner, CommandSpec};
 
@@ -27,20 +26,10 @@ const STOP_GRACE: Duration = Duration::from_millis(300);
 pub struct ConnectEnv {
     pub spawner: ChildProcessSpawner,
     pub http: reqwest::Client,
+    /// A local server's `cwd` is relative to this folder (the project).
     pub project: PathBuf,
-    /// `~/` in `{file:~/…}` values.
-    pub home: PathBuf,
     /// Receives the name of a server that announced `notifications/tools/list_changed`.
     pub changed: mpsc::UnboundedSender<String>,
-}
-
-impl ConnectEnv {
-    fn roots(&self) -> Roots<'_> {
-        Roots {
-            project: &self.project,
-            home: &self.home,
-        }
-    }
 }
 
 /// The client side of one connection: answers the server and passes list changes on.
@@ -120,7 +109,7 @@ pub(super) async fn connect(
             environment,
             cwd,
         } => {
-            let spec = local_spec(command, environment, cwd.as_deref(), env.roots())?;
+            let spec = local_spec(command, environment, cwd.as_deref(), &env.project)?;
             let mut child = env.spawner.spawn(spec).await.map_err(|e| e.to_string())?;
             let stdin = child.stdin().ok_or("its stdin could not be opened")?;
             let (stdout, diag, pump) = stdio::split(child.output());
@@ -138,7 +127,7 @@ pub(super) async fn connect(
             (conn, diag)
         }
         McpTransport::Remote { url, headers } => {
-            let config = remote_config(url, headers, env.roots())?;
+            let config = remote_config(url, headers)?;
             let transport = StreamableHttpClientTransport::with_client(env.http.clone(), config);
             let running = tokio::time::timeout(limit, handler.serve(transport))
                 .await
@@ -165,16 +154,13 @@ fn local_spec(
     command: &[String],
     environment: &[(String, String)],
     cwd: Option<&str>,
-    roots: Roots<'_>,
+    project: &Path,
 ) -> Result<CommandSpec, String> {
-    let argv = command
-        .iter()
-        .map(|a| substitute(a, roots))
-        .collect::<Result<Vec<_>, _>>()?;
-    let (program, args) = argv.split_first().ok_or("its `command` is empty")?;
+    // `{env:…}` and `{file:…}` were substituted when the config was read.
+    let (program, args) = command.split_first().ok_or("its `command` is empty")?;
     let dir = match cwd {
-        Some(c) => roots.project.join(substitute(c, roots)?),
-        None => roots.project.to_path_buf(),
+        Some(c) => project.join(c),
+        None => project.to_path_buf(),
     };
     let mut spec = CommandSpec::new(program)
         .args(args)
@@ -182,7 +168,7 @@ fn local_spec(
         .stdin_piped()
         .kill_grace(STOP_GRACE);
     for (k, v) in environment {
-        spec = spec.env(k, substitute(v, roots)?);
+        spec = spec.env(k, v);
     }
     Ok(spec)
 }
@@ -190,18 +176,16 @@ fn local_spec(
 fn remote_config(
     url: &str,
     headers: &[(String, String)],
-    roots: Roots<'_>,
 ) -> Result<StreamableHttpClientTransportConfig, String> {
     let mut map = HashMap::new();
     for (k, v) in headers {
         let name = reqwest::header::HeaderName::from_bytes(k.as_bytes())
             .map_err(|e| format!("header `{k}` is not a valid header name: {e}"))?;
-        let value = reqwest::header::HeaderValue::from_str(&substitute(v, roots)?)
+        let value = reqwest::header::HeaderValue::from_str(v)
             .map_err(|e| format!("header `{k}` has a value that cannot be sent: {e}"))?;
         map.insert(name, value);
     }
-    let url = substitute(url, roots)?;
-    Ok(StreamableHttpClientTransportConfig::with_uri(url).custom_headers(map))
+    Ok(StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(map))
 }
 
 /// A local server's failure: garbage on stdout explains it best, then its stderr.

@@ -15,7 +15,6 @@
 mod call;
 mod connect;
 mod stdio;
-pub mod subst;
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -24,7 +23,6 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 use tokio::sync::mpsc;
 
 use crate::config::{Config, McpServer};
-use crate::flags::RuntimeFlags;
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
 use crate::process::ChildProcessSpawner;
@@ -103,12 +101,11 @@ impl Mcp {
     pub fn node() -> Node {
         Node::new(
             Tier::Instance,
-            |(info, config, spawner, http, flags): (
+            |(info, config, spawner, http): (
                 InstanceInfo,
                 Config,
                 ChildProcessSpawner,
                 HttpClient,
-                RuntimeFlags,
             ),
              scope: Scope| async move {
                 let (changed, rx) = mpsc::unbounded_channel();
@@ -116,7 +113,6 @@ impl Mcp {
                     spawner,
                     http: http.client(),
                     project: info.directory.clone(),
-                    home: flags.home_dir.clone(),
                     changed,
                 };
                 let mcp =

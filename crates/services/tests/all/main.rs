@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod config_load;
+mod config_opencode;
 mod http_client;
 mod lsp_clangd;
 mod snapshot;

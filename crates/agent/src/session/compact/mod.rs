@@ -4,7 +4,7 @@
 //! provider refuses a request as too long, the loop compacts before the next request:
 //! 1. [`prune`]: old large tool outputs are marked `time.compacted`; later histories send a
 //!    short note in their place (the stored output stays, so exports still show it);
-//! 2. [`summarise`]: the model is asked, under our own prompt (`summary_prompt.md`), for a
+//! 2. [`compact`]: the model (the config's `small_model` when set) is asked, under our own prompt (`summary_prompt.md`), for a
 //!    summary of the conversation so far, stored as a `compaction` part in a new assistant
 //!    message marked `summary`;
 //! 3. [`chat_history`](super::history::chat_history) then starts from that summary
@@ -21,9 +21,11 @@ pub mod summary;
 pub use summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
 
 use super::history::chat_history;
+use super::parts::ModelRef;
+use super::small_model::SmallModel;
 use super::step::StepEnv;
 use crate::catalogue::{ModelInfo, ModelSettings};
-use crate::provider::{ChatMessage, ProviderError, Reasoning, collect};
+use crate::provider::{ChatMessage, ChatRequest, Provider, ProviderError, Reasoning, collect};
 use crate::store::{Message, Part, Role, StoreError, now_ms};
 
 /// The request for a summary, sent as the last user message.
@@ -126,13 +128,14 @@ pub fn prune(
     Ok(pruned)
 }
 
-/// Prunes, then asks the model for a summary of the session so far and stores it. `overflow`
-/// says the provider refused the last request as too long. The provider's error, if the
-/// summary request failed, is returned inside `Ok`.
+/// Prunes, then asks the model (`small` when given) for a summary of the session so far and
+/// stores it. `overflow` says the provider refused the last request as too long. The
+/// provider's error, if the summary request failed, is returned inside `Ok`.
 pub async fn compact(
     env: &StepEnv<'_>,
     settings: &ModelSettings,
     overflow: bool,
+    small: Option<&SmallModel>,
 ) -> Result<Result<(), ProviderError>, StoreError> {
     let rec = env.recorder;
     let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
@@ -141,12 +144,13 @@ pub async fn compact(
     let mut history = chat_history(&messages);
     history.push(ChatMessage::user(SUMMARY_PROMPT.trim_end()));
 
+    let summariser = Summariser::new(env, settings, small);
     let started = now_ms();
     let mut data = AssistantMessage::new(
         started,
         env.agent,
-        &env.model.provider_id,
-        &env.model.model_id,
+        &summariser.model.provider_id,
+        &summariser.model.model_id,
     );
     data.summary = true;
     let message = rec.message(Role::Assistant, &data)?;
@@ -163,11 +167,11 @@ pub async fn compact(
 
     // Tools are offered (Anthropic wants them declared when the history holds calls), but the
     // prompt asks for text only and any call is ignored.
-    let request = env.request(history, Reasoning::default());
+    let request = summariser.request(env, history);
     let cancel = env.cancel.child_token();
     let result = tokio::select! {
         r = async {
-            let events = env.provider.stream(request, cancel.clone()).await?;
+            let events = summariser.provider.stream(request, cancel.clone()).await?;
             collect(events).await
         } => r,
         () = env.cancel.cancelled() => Err(ProviderError::Cancelled),
@@ -177,7 +181,7 @@ pub async fn compact(
         Ok(done) if !done.text.trim().is_empty() => {
             let usage = done.usage.unwrap_or_default();
             data.tokens = super::parts::tokens(Some(usage));
-            data.cost = settings.cost(&usage);
+            data.cost = summariser.settings.cost(&usage);
             data.finish = done.finish.as_ref().map(super::parts::finish_reason);
             part.summary = done.text.trim().to_string();
             part.time.end = data.time.completed;
@@ -189,7 +193,7 @@ pub async fn compact(
             let error = match other {
                 Err(e) => e,
                 Ok(_) => ProviderError::Decode {
-                    url: env.provider.base_url().to_string(),
+                    url: summariser.provider.base_url().to_string(),
                     detail: "the model answered the summary request with no text".into(),
                 },
             };
@@ -201,20 +205,63 @@ pub async fn compact(
     }
 }
 
+/// The model a summary request goes to: the small model when there is one, else the step's.
+struct Summariser<'a> {
+    provider: &'a dyn Provider,
+    model: ModelRef,
+    settings: &'a ModelSettings,
+    small: bool,
+}
+
+impl<'a> Summariser<'a> {
+    fn new(env: &StepEnv<'a>, settings: &'a ModelSettings, small: Option<&'a SmallModel>) -> Self {
+        match small {
+            Some(s) => Summariser {
+                provider: s.model.provider.as_ref(),
+                model: ModelRef {
+                    provider_id: s.model.provider.name().to_string(),
+                    model_id: s.model.api_model.clone(),
+                },
+                settings: &s.settings,
+                small: true,
+            },
+            None => Summariser {
+                provider: env.provider,
+                model: env.model.clone(),
+                settings,
+                small: false,
+            },
+        }
+    }
+
+    /// The step's request (same system prompt and tools) for this model; the agent's
+    /// temperature is for the agent's model, so the small model gets its default.
+    fn request(&self, env: &StepEnv<'_>, history: Vec<ChatMessage>) -> ChatRequest {
+        let mut request = env.request(history, Reasoning::default());
+        if self.small {
+            request.model = self.model.model_id.clone();
+            request.max_tokens = self.settings.max_tokens;
+            request.temperature = None;
+        }
+        request
+    }
+}
+
 /// Runs before each model request: compacts when `overflow` (the provider refused the last
 /// request as too long) or when the last step came near the window. Returns the provider's
-/// error when the summary request failed.
+/// error when the summary request failed. `small` writes the summary when given.
 pub async fn before_step(
     env: &StepEnv<'_>,
     settings: &ModelSettings,
     overflow: bool,
+    small: Option<&SmallModel>,
 ) -> Result<Option<ProviderError>, StoreError> {
     let rec = env.recorder;
     let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
     if !overflow && !due(&messages, settings.info.as_ref()) {
         return Ok(None);
     }
-    Ok(compact(env, settings, overflow).await?.err())
+    Ok(compact(env, settings, overflow, small).await?.err())
 }
 
 #[cfg(test)]
