@@ -45,10 +45,13 @@ pub struct Resolved {
     pub warnings: Vec<String>,
 }
 
+/// Looks up an environment variable (the process's, or a test's map).
+type EnvLookup<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
+
 /// Resolves model ids against the config's providers, the catalogue, the environment and the
 /// stored keys.
 pub struct Resolver<'a> {
-    env: Box<dyn Fn(&str) -> Option<String> + 'a>,
+    env: EnvLookup<'a>,
     providers: &'a Map<String, Value>,
     credentials: Credentials,
     enabled: Option<Vec<String>>,
