@@ -340,8 +340,9 @@ fn reads_chat() {
     assert_eq!(said.tokens, tokens);
 }
 
-/// Message items in a row are joined by a blank line, summary parts too; vendor-side items
-/// are no calls; nothing after the first `response.completed` counts.
+/// Message texts are joined by a blank line unless a call or reasoning text came between;
+/// summary parts too; vendor-side items are no calls; nothing after the first
+/// `response.completed` counts.
 fn reads_responses() {
     let chunks: Vec<Value> = [
         r#"{"type":"response.output_item.added","item":{"id":"m1","type":"message"}}"#,
@@ -359,6 +360,10 @@ fn reads_responses() {
         r#"{"type":"response.output_item.done","item":{"id":"fc","type":"function_call","call_id":"c1","name":"read","arguments":"{\"filePath\":\"x\"}"}}"#,
         r#"{"type":"response.output_item.added","item":{"id":"m3","type":"message"}}"#,
         r#"{"type":"response.output_text.delta","item_id":"m3","delta":"Done"}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"ws2","type":"web_search_call"}}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"rs2","type":"reasoning"}}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"m4","type":"message"}}"#,
+        r#"{"type":"response.output_text.delta","item_id":"m4","delta":"More"}"#,
         r#"{"type":"response.completed","response":{"usage":{"input_tokens":100,"input_tokens_details":{"cached_tokens":40},"output_tokens":30,"output_tokens_details":{"reasoning_tokens":10}}}}"#,
         r#"{"type":"response.output_item.done","item":{"id":"fc2","type":"function_call","call_id":"c2","name":"read","arguments":"{}"}}"#,
     ]
@@ -366,7 +371,7 @@ fn reads_responses() {
     .map(|c| serde_json::from_str(c).unwrap())
     .collect();
     let said = read(Family::Responses, &chunks);
-    assert_eq!(said.text, "Looking\n\nFoundDone");
+    assert_eq!(said.text, "Looking\n\nFoundDone\n\nMore");
     assert_eq!(said.reasoning, "a\n\nb");
     assert_eq!(said.reasoning_items, vec![("rs".into(), "enc".into())]);
     let call = Call {

@@ -3,7 +3,9 @@
 //! deltas between them naming their item. What the model produced, read item by item:
 //!
 //! - text: each message item's `output_text` (and `refusal`) deltas; a message's text follows
-//!   the previous message's after a blank line when only message items stand between them;
+//!   the previous message's after a blank line, unless a function call or a reasoning item
+//!   with text stands between them (those are stored as parts of their own, which keep the
+//!   texts apart);
 //! - reasoning: each reasoning item's summary parts (`summary_index`) joined by a blank line;
 //! - calls: the finished `function_call` items (`call_id`, `name`, `arguments`); other items
 //!   (web searches, shell calls, tool searches) run at the vendor and are never local calls;
@@ -140,14 +142,16 @@ fn finished_item(said: &mut Said, calls: &mut Vec<Gathering>, item: &Value) {
     }
 }
 
-/// The messages' texts: one that follows another message (only message items between them)
-/// starts after a blank line; a message without text joins nothing.
+/// The messages' texts: one that follows another message's text starts after a blank line,
+/// unless a call or reasoning text came between; a message without text joins nothing.
 fn message_text(items: &[Item]) -> String {
     let mut text = String::new();
     let mut after_message = false;
     for item in items {
         if item.kind != "message" {
-            after_message = false;
+            let own_part = item.kind == "function_call"
+                || (item.kind == "reasoning" && item.parts.iter().any(|(_, t)| !t.is_empty()));
+            after_message &= !own_part;
             continue;
         }
         if item.text.is_empty() {
