@@ -32,8 +32,8 @@ pub struct DecodeState {
 pub struct Items {
     /// Each function call's item id with the slot its calls use (its `output_index`).
     pub slots: Vec<(String, u64)>,
-    /// The message item text last came from, while nothing else came after it: text from
-    /// another message then starts after a blank line.
+    /// The message item text last came from, while no call or reasoning text came after it:
+    /// text from another message then starts after a blank line.
     pub text_from: Option<String>,
     /// The reasoning summary being streamed: its item id and summary index.
     pub summary: Option<(String, u64)>,

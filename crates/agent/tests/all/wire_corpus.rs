@@ -3,8 +3,10 @@
 //! the scripted server), and a plain text turn answers the next. What the recording says the
 //! model produced, read by [`wire_reader`](crate::wire_reader), must be what the session
 //! stored (text, reasoning, thinking signatures, step usage), and its client tool calls must
-//! come back, with their ids and arguments, in the next request. Adding a recording adds a
-//! case; a failing case names its file.
+//! come back, with their ids and arguments (and, on the Responses wire, the reasoning items
+//! before them), in the next request. A recording whose response failed must fail the run
+//! with the vendor's message. Every family is replayed, each through its own provider; adding
+//! a recording adds a case; a failing case names its file.
 
 use std::path::{Path, PathBuf};
 
@@ -27,6 +29,8 @@ const RENAMES: &[(&str, &str)] = &[
     ("json", "read"),
     ("updateIssueList", "read"),
     ("webSearchTool", "read"),
+    ("get_weather", "read"),
+    ("calculator", "read"),
 ];
 
 fn recordings() -> Vec<PathBuf> {
@@ -44,18 +48,17 @@ async fn every_recorded_stream_replays_through_the_loop() {
     TestInstance::builder()
         .run(|t| async move {
             let mut failures = Vec::new();
-            let mut replayed = 0;
+            let mut replayed = Vec::new();
             for path in recordings() {
                 let name = path.file_name().unwrap().to_string_lossy().into_owned();
                 let family = match family(&name) {
-                    Ok(Some(family)) => family,
-                    Ok(None) => continue,
+                    Ok(family) => family,
                     Err(e) => {
                         failures.push(e);
                         continue;
                     }
                 };
-                replayed += 1;
+                replayed.push(family);
                 // Its own task, so that a panic in one case is reported with its file.
                 match tokio::spawn(replay(t.clone(), path, family)).await {
                     Ok(Ok(())) => {}
@@ -63,11 +66,17 @@ async fn every_recorded_stream_replays_through_the_loop() {
                     Err(e) => failures.push(format!("{name}: panicked: {}", panic_text(e))),
                 }
             }
-            assert!(replayed > 0, "no recordings found in {CORPUS}");
+            for wire in [Family::Chat, Family::Anthropic, Family::Responses] {
+                assert!(
+                    replayed.contains(&wire),
+                    "no {wire:?} recording was replayed from {CORPUS}"
+                );
+            }
             assert!(
                 failures.is_empty(),
-                "{} of {replayed} recordings failed:\n{}",
+                "{} of {} recordings failed:\n{}",
                 failures.len(),
+                replayed.len(),
                 failures.join("\n")
             );
         })
@@ -101,8 +110,12 @@ async fn replay(t: TestInstance, path: PathBuf, family: Family) -> Result<(), St
     let runner = match family {
         Family::Chat => runner(&t, &server, MODEL, opts),
         Family::Anthropic => anthropic_runner(&t, &server, opts),
+        Family::Responses => responses_runner(&t, &server, opts),
     };
     let ran = run(&t, &runner, &format!("replay {}", file_name(&path))).await;
+    if let Some(message) = &said.failure {
+        return failed_as_recorded(&t, &server, &ran, message);
+    }
     if ran.report.outcome != RunOutcome::Completed {
         return Err(format!("the run ended {:?}", ran.report.outcome));
     }
@@ -131,8 +144,62 @@ async fn replay(t: TestInstance, path: PathBuf, family: Family) -> Result<(), St
         .ok_or("the replayed step has no step-finish part")?;
     equal("step usage", &Tokens::stored(&finish.data), &said.tokens)?;
     calls_came_back(&server, &said)?;
+    reasoning_came_back(&server, &said)?;
     assert_log_consistent(&store, &ran);
     Ok(())
+}
+
+/// A recording whose response failed: the run fails with the vendor's message, and the model
+/// is not asked again.
+fn failed_as_recorded(
+    t: &TestInstance,
+    server: &ModelServer,
+    ran: &Ran,
+    message: &str,
+) -> Result<(), String> {
+    let RunOutcome::Failed { error } = &ran.report.outcome else {
+        return Err(format!(
+            "the recorded response failed with {message:?}, yet the run ended {:?}",
+            ran.report.outcome
+        ));
+    };
+    if message.is_empty() || !error.contains(message) {
+        return Err(format!(
+            "the run failed with {error:?}, not with the vendor's message {message:?}"
+        ));
+    }
+    let requests = server.requests().len();
+    if requests != 1 {
+        return Err(format!(
+            "a failed response was followed by {requests} requests in all"
+        ));
+    }
+    assert_log_consistent(&store(t), ran);
+    Ok(())
+}
+
+/// The recording's reasoning items (Responses) go back, with their encrypted content, in the
+/// request that carries the results of its calls.
+fn reasoning_came_back(server: &ModelServer, said: &Said) -> Result<(), String> {
+    if said.calls.is_empty() {
+        return Ok(());
+    }
+    let sent = server.requests();
+    let input = sent.get(1).and_then(|body| body["input"].as_array());
+    let items: Vec<(String, String)> = input
+        .into_iter()
+        .flatten()
+        .filter(|item| item["type"] == "reasoning")
+        .map(|item| {
+            let text = |k: &str| item[k].as_str().unwrap_or_default().to_string();
+            (text("id"), text("encrypted_content"))
+        })
+        .collect();
+    equal(
+        "reasoning items in the next request",
+        &items,
+        &said.reasoning_items,
+    )
 }
 
 /// The recording's client calls are in the next request, with their results; without calls,

@@ -1,27 +1,32 @@
 //! A small reader of recorded vendor streams, for the corpus replay: what a recording says the
-//! model produced (its text, its reasoning, the client tool calls, the usage), read straight
+//! model produced (its text, its reasoning, the client tool calls, the usage, or the vendor's
+//! error when the response failed), read straight
 //! from the chunks and written apart from the providers' decoders, so that the replay checks
 //! the decoders against the vendors rather than against themselves.
 
 use serde_json::Value;
+
+mod responses;
 
 /// Which wire a recording was made on, from its file name's `<family>__` prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Family {
     Chat,
     Anthropic,
+    /// OpenAI's Responses API.
+    Responses,
 }
 
-/// The family of `file_name`: `Ok(None)` for a family another suite replays (`responses__`),
-/// an error naming the file for a family nobody knows.
-pub(crate) fn family(file_name: &str) -> Result<Option<Family>, String> {
+/// The family of `file_name`, from its `<family>__` prefix; an error naming the file for a
+/// family nobody knows.
+pub(crate) fn family(file_name: &str) -> Result<Family, String> {
     let prefix = file_name.split("__").next().unwrap_or_default();
     match prefix {
         "openai" | "deepseek" | "groq" | "mistral" | "xai" | "moonshot" | "openrouter" => {
-            Ok(Some(Family::Chat))
+            Ok(Family::Chat)
         }
-        "anthropic" => Ok(Some(Family::Anthropic)),
-        "responses" => Ok(None),
+        "anthropic" => Ok(Family::Anthropic),
+        "responses" => Ok(Family::Responses),
         _ => Err(format!(
             "{file_name}: unknown family `{prefix}`; name the file `<family>__<name>.chunks.txt` \
              with a family listed in wire_reader::family"
@@ -38,6 +43,10 @@ pub(crate) struct Said {
     pub signatures: Vec<String>,
     pub calls: Vec<Call>,
     pub tokens: Tokens,
+    /// Responses reasoning items to send back: `(id, encrypted_content)`, in order.
+    pub reasoning_items: Vec<(String, String)>,
+    /// The vendor's message, when the recorded response failed instead of completing.
+    pub failure: Option<String>,
 }
 
 /// A client tool call: its arguments as JSON (`{}` when the model sent none).
@@ -78,6 +87,7 @@ pub(crate) fn read(family: Family, chunks: &[Value]) -> Said {
     match family {
         Family::Chat => read_chat(chunks),
         Family::Anthropic => read_anthropic(chunks),
+        Family::Responses => responses::read_responses(chunks),
     }
 }
 
@@ -297,6 +307,17 @@ fn read_anthropic(chunks: &[Value]) -> Said {
 
 #[test]
 fn the_reader_knows_each_dialect_it_checks() {
+    reads_chat();
+    reads_responses();
+    assert_eq!(family("responses__x.chunks.txt"), Ok(Family::Responses));
+    assert!(
+        family("other__x.chunks.txt")
+            .unwrap_err()
+            .contains("other__x")
+    );
+}
+
+fn reads_chat() {
     let chunks: Vec<Value> = [
         r#"{"choices":[{"delta":{"content":[{"type":"thinking","thinking":[{"type":"text","text":"hm"}]},{"type":"text","text":"4"}]}}]}"#,
         r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"read","arguments":"{\"x\":"}}]}}]}"#,
@@ -317,10 +338,69 @@ fn the_reader_knows_each_dialect_it_checks() {
         cache_write: 0,
     };
     assert_eq!(said.tokens, tokens);
-    assert_eq!(family("responses__x.chunks.txt"), Ok(None));
-    assert!(
-        family("other__x.chunks.txt")
-            .unwrap_err()
-            .contains("other__x")
+}
+
+/// Message texts are joined by a blank line unless a call or reasoning text came between;
+/// summary parts too; vendor-side items are no calls; nothing after the first
+/// `response.completed` counts.
+fn reads_responses() {
+    let chunks: Vec<Value> = [
+        r#"{"type":"response.output_item.added","item":{"id":"m1","type":"message"}}"#,
+        r#"{"type":"response.output_text.delta","item_id":"m1","delta":"Looking"}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"m2","type":"message"}}"#,
+        r#"{"type":"response.output_text.delta","item_id":"m2","delta":"Found"}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"rs","type":"reasoning"}}"#,
+        r#"{"type":"response.reasoning_summary_text.delta","item_id":"rs","summary_index":0,"delta":"a"}"#,
+        r#"{"type":"response.reasoning_summary_text.delta","item_id":"rs","summary_index":1,"delta":"b"}"#,
+        r#"{"type":"response.output_item.done","item":{"id":"rs","type":"reasoning","encrypted_content":"enc"}}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"ws","type":"web_search_call"}}"#,
+        r#"{"type":"response.output_item.done","item":{"id":"ws","type":"web_search_call","status":"completed"}}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"fc","type":"function_call","call_id":"c1","name":"read","arguments":""}}"#,
+        r#"{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{\"filePath\""}"#,
+        r#"{"type":"response.output_item.done","item":{"id":"fc","type":"function_call","call_id":"c1","name":"read","arguments":"{\"filePath\":\"x\"}"}}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"m3","type":"message"}}"#,
+        r#"{"type":"response.output_text.delta","item_id":"m3","delta":"Done"}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"ws2","type":"web_search_call"}}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"rs2","type":"reasoning"}}"#,
+        r#"{"type":"response.output_item.added","item":{"id":"m4","type":"message"}}"#,
+        r#"{"type":"response.output_text.delta","item_id":"m4","delta":"More"}"#,
+        r#"{"type":"response.completed","response":{"usage":{"input_tokens":100,"input_tokens_details":{"cached_tokens":40},"output_tokens":30,"output_tokens_details":{"reasoning_tokens":10}}}}"#,
+        r#"{"type":"response.output_item.done","item":{"id":"fc2","type":"function_call","call_id":"c2","name":"read","arguments":"{}"}}"#,
+    ]
+    .iter()
+    .map(|c| serde_json::from_str(c).unwrap())
+    .collect();
+    let said = read(Family::Responses, &chunks);
+    assert_eq!(said.text, "Looking\n\nFoundDone\n\nMore");
+    assert_eq!(said.reasoning, "a\n\nb");
+    assert_eq!(said.reasoning_items, vec![("rs".into(), "enc".into())]);
+    let call = Call {
+        id: "c1".into(),
+        name: "read".into(),
+        arguments: serde_json::json!({"filePath": "x"}),
+    };
+    assert_eq!(
+        said.calls,
+        vec![call],
+        "one client call, none after the first response"
     );
+    let tokens = Tokens {
+        input: 60,
+        output: 20,
+        reasoning: 10,
+        cache_read: 40,
+        cache_write: 0,
+    };
+    assert_eq!(said.tokens, tokens);
+    assert_eq!(said.failure, None);
+
+    let failed: Vec<Value> = [
+        r#"{"type":"error","error":{"code":"insufficient_quota","message":"Out of quota."}}"#,
+        r#"{"type":"response.failed","response":{"error":{"message":"later"}}}"#,
+    ]
+    .iter()
+    .map(|c| serde_json::from_str(c).unwrap())
+    .collect();
+    let said = read(Family::Responses, &failed);
+    assert_eq!(said.failure.as_deref(), Some("Out of quota."));
 }

@@ -62,7 +62,9 @@ fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
 }
 
 /// A piece of a message's text; text from another message than the last starts after a
-/// blank line, so a commentary and the answer after it do not run together.
+/// blank line, so a commentary and the answer after it do not run together. Only a call or
+/// reasoning text in between resets this: they start parts of their own, which keep the texts
+/// apart, while a vendor-side item or a reasoning item without text leaves the text running.
 fn text(event: &Value, state: &mut DecodeState, out: &mut Vec<StreamEvent>) {
     let Some(delta) = str_at(event, "/delta").filter(|d| !d.is_empty()) else {
         return;
@@ -81,6 +83,7 @@ fn reasoning(event: &Value, state: &mut DecodeState, out: &mut Vec<StreamEvent>)
     let Some(delta) = str_at(event, "/delta").filter(|d| !d.is_empty()) else {
         return;
     };
+    state.items.text_from = None;
     let item = str_at(event, "/item_id").unwrap_or_default().to_string();
     let index = event
         .get("summary_index")
@@ -120,28 +123,25 @@ fn call_slot(event: &Value, state: &DecodeState) -> Option<u64> {
     }
 }
 
-/// Starts a call for a `function_call` item; any item that is not a message ends the run of
-/// text that the next message's text would continue.
+/// Starts a call for a `function_call` item.
 fn item_added(event: &Value, state: &mut DecodeState, out: &mut Vec<StreamEvent>) {
     let Some(item) = event.get("item") else {
         return;
     };
-    let kind = str_at(item, "/type").unwrap_or_default();
-    if kind != "message" {
-        state.items.text_from = None;
-    }
-    if kind == "function_call" {
+    if str_at(item, "/type") == Some("function_call") {
         start_call(event, item, state, out);
     }
 }
 
-/// Starts the call of a `function_call` item and returns its slot.
+/// Starts the call of a `function_call` item and returns its slot; the call ends the run of
+/// text that the next message's text would continue.
 fn start_call(
     event: &Value,
     item: &Value,
     state: &mut DecodeState,
     out: &mut Vec<StreamEvent>,
 ) -> u64 {
+    state.items.text_from = None;
     let slot = slot_of(event, state);
     let id = str_at(item, "/id").unwrap_or_default();
     state.items.slots.push((id.to_string(), slot));

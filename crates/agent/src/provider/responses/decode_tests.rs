@@ -189,6 +189,49 @@ fn a_second_message_starts_after_a_blank_line_unless_something_came_between() {
     assert_eq!(texts, ["Checking.", "\n\nFound it.", "Done."]);
 }
 
+/// Only a call or reasoning text starts a part between two messages; after anything else
+/// (a search the vendor ran, a reasoning item with nothing to show) the texts share a part and
+/// need the blank line.
+#[test]
+fn messages_keep_their_blank_line_across_items_that_start_no_part() {
+    let search = json!({"type": "web_search_call", "id": "ws_1", "status": "completed"});
+    let hidden =
+        json!({"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "enc"});
+    let summary = |delta: &str| json!({"type": "response.reasoning_summary_text.delta", "item_id": "rs_2", "summary_index": 0, "delta": delta});
+    let (events, err) = decode(&[
+        added(0, json!({"type": "message", "id": "msg_1"})),
+        text("msg_1", "Searching."),
+        added(1, search.clone()),
+        done(1, search),
+        added(2, json!({"type": "message", "id": "msg_2"})),
+        text("msg_2", "Found it."),
+        added(3, hidden.clone()),
+        done(3, hidden),
+        text("msg_3", "Thinking done."),
+        added(4, json!({"type": "reasoning", "id": "rs_2"})),
+        summary("Why."),
+        text("msg_4", "Answer."),
+        completed(json!({})),
+    ]);
+    assert!(err.is_none(), "{err:?}");
+    let texts: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::TextDelta(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Searching.",
+            "\n\nFound it.",
+            "\n\nThinking done.",
+            "Answer."
+        ]
+    );
+}
+
 #[test]
 fn vendor_side_items_and_unknown_events_are_not_local_calls() {
     let (events, err) = decode(&[
