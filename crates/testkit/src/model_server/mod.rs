@@ -9,6 +9,9 @@
 //! every request whose first user message contains a given text its own queue of turns, so a
 //! parent and its children, running at the same time, each get the answers meant for them.
 //!
+//! A simulated prompt cache that follows Anthropic's rules ([`ModelServer::simulate_cache`])
+//! makes responses report cache reads and writes, so tests can measure what caching saves.
+//!
 //! The server runs on its own thread and runtime, so it works from plain `#[test]`s, from
 //! `#[tokio::test]`s and for child processes alike; it stops when dropped.
 //!
@@ -19,6 +22,7 @@
 //! insta::assert_snapshot!(server.rendered());
 //! ```
 
+mod cache;
 mod script;
 mod sent;
 mod wire;
@@ -38,6 +42,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use cache::{CacheRules, CacheUsage, MAX_BREAKPOINTS};
 pub use script::{Gate, Pause, ScriptedCall, Turn, call};
 pub use sent::{SentItem, SentMessage, SentRequest, render_requests};
 pub use wire::{USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS};
@@ -95,6 +100,8 @@ struct Shared {
     responder: Mutex<Option<Responder>>,
     /// `(request number, when its streamed body ended)`, in the order the bodies ended.
     ends: Mutex<Vec<(usize, Instant)>>,
+    /// The simulated prompt cache, when a test turned it on (see [`cache`]).
+    cache: Mutex<Option<cache::PromptCache>>,
     stop: CancellationToken,
 }
 
@@ -155,6 +162,7 @@ impl ModelServer {
             rules: Mutex::new(Vec::new()),
             responder: Mutex::new(None),
             ends: Mutex::new(Vec::new()),
+            cache: Mutex::new(None),
             stop: CancellationToken::new(),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
@@ -343,6 +351,11 @@ async fn handle(
             ),
         );
     };
+    let anthropic = matches!(protocol, Protocol::Anthropic);
+    let cached = match cache::account(&shared.cache, anthropic, &body) {
+        Ok(cached) => cached,
+        Err(message) => return error(StatusCode::BAD_REQUEST, message),
+    };
     let input_tokens = match shared.bytes_per_token.load(Ordering::SeqCst) {
         0 => USAGE_INPUT_TOKENS,
         per => (body["messages"].to_string().len() / per) as u64,
@@ -414,6 +427,7 @@ async fn handle(
                 }
                 Protocol::Anthropic => wire::anthropic(&pieces, model, n, input_tokens),
             };
+            let frames = cache::reported(cached, frames);
             let pause = match &turn {
                 Turn::Paced { pause, .. } => Some(pause.clone()),
                 _ => None,
