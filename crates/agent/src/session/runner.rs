@@ -275,6 +275,7 @@ impl Runner {
                 max_tokens: settings.max_tokens,
                 reasoning: &settings.reasoning,
                 temperature: agent.temperature,
+                no_cache: settings.no_cache,
             };
             // The agent's own budget, within the run's.
             let max_steps = agent
