@@ -6,6 +6,8 @@
 //! provider's `options`: `reasoningEffort` (or `reasoning_effort`) for OpenAI-compatible
 //! models and `thinking.budgetTokens` (or `budget_tokens`) for Anthropic ones. A variant with
 //! no entry maps to an effort of the same name, or to a thinking budget by size.
+//!
+//! Prompt caching is on unless the same sources set `cache: false`.
 
 use serde_json::{Map, Value};
 
@@ -25,6 +27,8 @@ pub struct ModelSettings {
     pub info: Option<ModelInfo>,
     pub max_tokens: Option<u32>,
     pub reasoning: Reasoning,
+    /// `options.cache: false`: requests carry no cache breakpoints and no cache key.
+    pub no_cache: bool,
 }
 
 impl ModelSettings {
@@ -65,6 +69,7 @@ pub fn settings(
         provider_entry.and_then(|p| p.get("options")),
     ];
     let pick = |read: fn(&Value) -> Option<Value>| sources.iter().flatten().find_map(|s| read(s));
+    let no_cache = pick(|s| s.get("cache").cloned()) == Some(Value::Bool(false));
 
     let mut reasoning = Reasoning::default();
     if anthropic {
@@ -123,6 +128,7 @@ pub fn settings(
         info,
         max_tokens,
         reasoning,
+        no_cache,
     })
 }
 
@@ -187,6 +193,27 @@ mod tests {
         assert!(
             err.to_string().contains("`turbo`") && err.to_string().contains("medium"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn caching_is_on_unless_a_model_or_provider_option_turns_it_off() {
+        let none = Map::new();
+        assert!(
+            !settings("anthropic/claude-sonnet-4", &none, None)
+                .unwrap()
+                .no_cache
+        );
+        let cfg = providers(json!({
+            "anthropic": {"options": {"cache": false}},
+            "openai": {"options": {"cache": false}, "models": {"kept": {"options": {"cache": true}}}},
+        }));
+        let off = |m: &str| settings(m, &cfg, None).unwrap().no_cache;
+        assert!(off("anthropic/claude-sonnet-4"));
+        assert!(off("openai/gpt-4.1"));
+        assert!(
+            !off("openai/kept"),
+            "the model's option wins over the provider's"
         );
     }
 

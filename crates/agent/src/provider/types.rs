@@ -25,6 +25,10 @@ pub struct ChatRequest {
     /// `prompt_cache_key` where the wire accepts it, so the steps of one session share a cache.
     #[serde(default)]
     pub cache_key: Option<String>,
+    /// Prompt caching off (the config's `options.cache: false`): no cache breakpoints and no
+    /// `prompt_cache_key` are sent. Off by default, so caching is on.
+    #[serde(default)]
+    pub no_cache: bool,
     /// For models whose reasoning must travel back with their tool calls (the catalogue's
     /// `interleaved`): the assistant-message field that carries it on chat-completions wires
     /// (`reasoning_content`, `reasoning_details`). `None`: reasoning is not sent back there.

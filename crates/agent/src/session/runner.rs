@@ -302,6 +302,7 @@ impl Runner {
                     .info
                     .as_ref()
                     .and_then(|i| i.interleaved.as_deref())),
+                no_cache: settings.no_cache,
             };
             // The agent's own budget, within the run's.
             let max_steps = agent

@@ -42,12 +42,16 @@ pub struct StepEnv<'a> {
     /// The field reasoning goes back in with tool calls, for models that need it
     /// ([`ChatRequest::interleaved`]).
     pub interleaved: Option<&'a str>,
+    /// Prompt caching turned off for this model (see [`ChatRequest::no_cache`]).
+    pub no_cache: bool,
     /// Where the step's calls run.
     pub calls: &'a CallEnv<'a>,
 }
 
 impl StepEnv<'_> {
-    /// A request for this model with the step's system prompt and tools.
+    /// A request for this model with the step's system prompt and tools. The session id is
+    /// the prompt-cache key, so every step of the session shares one cache; with caching off
+    /// neither the key nor any breakpoint is sent (the flag tells every wire).
     pub(crate) fn request(&self, messages: Vec<ChatMessage>, reasoning: Reasoning) -> ChatRequest {
         ChatRequest {
             model: self.model.model_id.clone(),
@@ -58,7 +62,8 @@ impl StepEnv<'_> {
             reasoning,
             temperature: self.temperature,
             interleaved: self.interleaved.map(str::to_string),
-            ..ChatRequest::default()
+            cache_key: (!self.no_cache).then(|| self.recorder.session_id().to_string()),
+            no_cache: self.no_cache,
         }
     }
 }

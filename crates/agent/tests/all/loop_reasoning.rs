@@ -162,7 +162,8 @@ async fn anthropic_thinking_keeps_its_signature_and_the_next_request_carries_it_
                 assert_eq!(r["thinking"], json!({"type": "enabled", "budget_tokens": 4000}));
                 assert_eq!(r["max_tokens"], 8192, "an unknown model gets the default limit");
             }
-            // The second request of the turn sends the signed block back, first in its turn.
+            // The second request of the turn sends the signed block back, first in its turn;
+            // the turn's last block carries a cache breakpoint (one of the last two messages).
             let assistant = &requests[1]["messages"][1];
             assert_eq!(assistant["role"], "assistant");
             assert_eq!(
@@ -171,7 +172,8 @@ async fn anthropic_thinking_keeps_its_signature_and_the_next_request_carries_it_
                     {"type": "thinking", "thinking": "Read a.txt before answering.", "signature": "sig-A1"},
                     {"type": "redacted_thinking", "data": "opaque-1"},
                     {"type": "text", "text": "Reading."},
-                    {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"filePath": "a.txt"}},
+                    {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"filePath": "a.txt"},
+                     "cache_control": {"type": "ephemeral"}},
                 ])
             );
             assert_sent("anthropic_thinking_sent_back", &t, &server);

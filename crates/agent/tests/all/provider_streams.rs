@@ -220,7 +220,8 @@ async fn tool_calls_accumulate_and_results_go_back_in_the_next_request() {
                 );
                 assert_eq!(
                     msgs[2]["content"][1],
-                    json!({"type": "tool_result", "tool_use_id": "c2", "content": "no such file", "is_error": true})
+                    json!({"type": "tool_result", "tool_use_id": "c2", "content": "no such file", "is_error": true,
+                           "cache_control": {"type": "ephemeral"}})
                 );
             }
         }
@@ -441,7 +442,8 @@ async fn credentials_and_version_headers_are_sent() {
     assert_eq!(recorded[0].body["stream_options"]["include_usage"], true);
     assert_eq!(recorded[1].header("x-api-key"), Some("ak-test"));
     assert_eq!(recorded[1].header("anthropic-version"), Some("2023-06-01"));
-    assert_eq!(recorded[1].body["system"], "You are a test.");
+    // Sent as a text block carrying the system prompt's cache breakpoint.
+    assert_eq!(recorded[1].body["system"][0]["text"], "You are a test.");
     assert_eq!(recorded[1].body["max_tokens"], 256);
 }
 

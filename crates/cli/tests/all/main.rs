@@ -12,6 +12,7 @@ mod cli_tool_writes;
 mod cli_tools;
 mod common;
 mod e2e_agents;
+mod e2e_cache;
 mod e2e_config;
 mod e2e_opencode;
 mod e2e_reasoning_cost;

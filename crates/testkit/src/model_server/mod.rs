@@ -13,6 +13,9 @@
 //! every request whose first user message contains a given text its own queue of turns, so a
 //! parent and its children, running at the same time, each get the answers meant for them.
 //!
+//! A simulated prompt cache that follows Anthropic's rules ([`ModelServer::simulate_cache`])
+//! makes responses report cache reads and writes, so tests can measure what caching saves.
+//!
 //! The server runs on its own thread and runtime, so it works from plain `#[test]`s, from
 //! `#[tokio::test]`s and for child processes alike; it stops when dropped.
 //!
@@ -23,6 +26,7 @@
 //! insta::assert_snapshot!(server.rendered());
 //! ```
 
+mod cache;
 mod recorded;
 mod responses;
 mod script;
@@ -44,6 +48,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+pub use cache::{CacheRules, CacheUsage, MAX_BREAKPOINTS};
 pub use recorded::Recording;
 pub use responses::{RESPONSES_CACHED_TOKENS, RESPONSES_PATH, RESPONSES_REASONING_TOKENS};
 pub use script::{Gate, Pause, ScriptedCall, Turn, call};
@@ -103,6 +108,8 @@ struct Shared {
     responder: Mutex<Option<Responder>>,
     /// `(request number, when its streamed body ended)`, in the order the bodies ended.
     ends: Mutex<Vec<(usize, Instant)>>,
+    /// The simulated prompt cache, when a test turned it on (see [`cache`]).
+    cache: Mutex<Option<cache::PromptCache>>,
     stop: CancellationToken,
 }
 
@@ -163,6 +170,7 @@ impl ModelServer {
             rules: Mutex::new(Vec::new()),
             responder: Mutex::new(None),
             ends: Mutex::new(Vec::new()),
+            cache: Mutex::new(None),
             stop: CancellationToken::new(),
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
@@ -354,6 +362,11 @@ async fn handle(
             ),
         );
     };
+    let anthropic = matches!(protocol, Protocol::Anthropic);
+    let cached = match cache::account(&shared.cache, anthropic, &body) {
+        Ok(cached) => cached,
+        Err(message) => return error(StatusCode::BAD_REQUEST, message),
+    };
     let input_tokens = match shared.bytes_per_token.load(Ordering::SeqCst) {
         0 => USAGE_INPUT_TOKENS,
         // The conversation is `input` in a Responses body.
@@ -438,6 +451,7 @@ async fn handle(
                 Protocol::Anthropic => wire::anthropic(&pieces, model, n, input_tokens),
                 Protocol::Responses => responses::frames(&pieces, model, n, input_tokens),
             };
+            let frames = cache::reported(cached, frames);
             let pause = match &turn {
                 Turn::Paced { pause, .. } => Some(pause.clone()),
                 _ => None,

@@ -79,12 +79,12 @@ impl SentRequest {
                     .collect()
             })
             .unwrap_or_default();
-        let mut system = text(body.get("system"));
+        let mut system = joined_text(body.get("system"));
         let mut messages = Vec::new();
         for m in body["messages"].as_array().into_iter().flatten() {
             let role = text(m.get("role"));
             if role == "system" {
-                system = text(m.get("content"));
+                system = joined_text(m.get("content"));
                 continue;
             }
             let mut items = content_items(m.get("content"));
@@ -98,7 +98,7 @@ impl SentRequest {
             if role == "tool" {
                 items = vec![SentItem::Result {
                     call_id: text(m.get("tool_call_id")),
-                    output: text(m.get("content")),
+                    output: joined_text(m.get("content")),
                     is_error: false,
                 }];
             }
@@ -153,6 +153,20 @@ impl SentRequest {
 
     fn items(&self) -> impl Iterator<Item = &SentItem> {
         self.messages.iter().flat_map(|m| m.items.iter())
+    }
+}
+
+/// The text of a field sent either as a string or as a list of text blocks (how a system
+/// prompt or a message carries cache breakpoints), the blocks' texts joined by newlines.
+fn joined_text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
     }
 }
 
@@ -432,6 +446,19 @@ mod tests {
             "model: m\ntools: read\nsystem: be brief\nuser: go\nassistant → read c1 {\"filePath\":\"a\"}\ntool ← c1\n    one\n    two\n"
         );
         assert!(b.to_string().contains("user ← c1 (error)\n"), "{b}");
+        // Content sent as text blocks (cache breakpoints) reads the same as plain strings.
+        let marked = json!({
+            "model": "m",
+            "system": [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}],
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "go", "cache_control": {"type": "ephemeral"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "out"}]},
+            ],
+        });
+        let marked = SentRequest::from_body(&marked);
+        assert_eq!(marked.system, "be brief");
+        assert_eq!(marked.messages[0].items, [SentItem::Text("go".into())]);
+        assert_eq!(marked.results(), [("c1".to_string(), "out".to_string())]);
         let both = render_requests(&[openai.clone(), openai]);
         assert!(
             both.contains("## request 2\nmodel: m\ntools: (same)\n"),

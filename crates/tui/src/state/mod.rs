@@ -6,6 +6,8 @@ mod reducer;
 
 use std::collections::{BTreeMap, HashMap};
 
+use strata_protocol::Tokens;
+
 use crate::event::ServerEvent;
 use crate::model::{
     Busy, MessageInfo, PartInfo, PermissionRequest, QuestionRequest, SessionInfo, Todo,
@@ -115,14 +117,21 @@ impl SessionState {
 
     /// Tokens of the last assistant step (what the context holds now).
     pub fn context_tokens(&self) -> u64 {
+        self.last_step_tokens().map_or(0, |t| {
+            t.input + t.output + t.reasoning + t.cache.read + t.cache.write
+        })
+    }
+
+    /// The token counts of the last assistant step that reported any.
+    pub fn last_step_tokens(&self) -> Option<Tokens> {
         self.messages
             .iter()
             .rev()
-            .find(|m| !m.info.is_user() && m.info.tokens.input + m.info.tokens.output > 0)
-            .map_or(0, |m| {
+            .find(|m| {
                 let t = &m.info.tokens;
-                t.input + t.output + t.reasoning + t.cache.read + t.cache.write
+                !m.info.is_user() && t.input + t.output + t.cache.read + t.cache.write > 0
             })
+            .map(|m| m.info.tokens)
     }
 
     /// The last user message (what `/undo` reverts to).

@@ -273,12 +273,14 @@ fn status_line(app: &App, width: usize) -> Line<'static> {
             Span::styled(format!(" retrying ({attempt}): {message}"), theme::error())
         }
     };
-    let (tokens, cost) = app
-        .state
-        .session
-        .as_ref()
-        .map_or((0, 0.0), |s| (s.context_tokens(), s.cost()));
-    let right = format!("{} tokens · ${cost:.2} ", compact(tokens));
+    let (tokens, last, cost) = app.state.session.as_ref().map_or((0, None, 0.0), |s| {
+        (s.context_tokens(), s.last_step_tokens(), s.cost())
+    });
+    let right = format!(
+        "{} tokens{} · ${cost:.2} ",
+        compact(tokens),
+        last.map(cache_note).unwrap_or_default()
+    );
     let used = wrap::width(&busy.content) + right.chars().count();
     let pad = " ".repeat(width.saturating_sub(used));
     Line::from(vec![
@@ -286,6 +288,19 @@ fn status_line(app: &App, width: usize) -> Line<'static> {
         Span::raw(pad),
         Span::styled(right, theme::dim()),
     ])
+}
+
+/// ` (9.8k cached, 1.2k written)`: how much of the last step's input the prompt cache served
+/// and how much it stored; empty when the step used no cache.
+fn cache_note(t: strata_protocol::Tokens) -> String {
+    if t.cache.read + t.cache.write == 0 {
+        return String::new();
+    }
+    format!(
+        " ({} cached, {} written)",
+        compact(t.cache.read),
+        compact(t.cache.write)
+    )
 }
 
 /// 1234 → `1.2k`.

@@ -181,6 +181,20 @@ fn an_error() {
     check("error", app_with(events));
 }
 
+#[test]
+fn a_step_served_from_the_prompt_cache() {
+    // The status line shows the last step's context with what the cache read and wrote.
+    let mut events = turn_start();
+    let mut done = assistant("msg_a");
+    done["finish"] = json!("stop");
+    done["tokens"] = json!({"input": 310, "output": 42, "reasoning": 0,
+                            "cache": {"read": 18_250, "write": 1_420}});
+    events.push(part_updated(Some(5), text("prt_1", "msg_a", "Done.", true)));
+    events.push(msg_updated(Some(6), done));
+    events.push(status(Some(7), "idle"));
+    check("cache_usage", app_with(events));
+}
+
 fn long_session(n: usize) -> App {
     let mut messages = vec![];
     for i in 0..n {

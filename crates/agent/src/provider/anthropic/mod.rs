@@ -1,7 +1,9 @@
 //! `Anthropic`: the Messages API (`POST {base}/v1/messages`, streamed), with `x-api-key` and
 //! `anthropic-version` headers, tool calls as `tool_use` blocks and results as `tool_result`
-//! blocks in the following user turn.
+//! blocks in the following user turn. Requests carry prompt-cache breakpoints unless the
+//! request turns caching off ([`cache`] says where they go).
 
+mod cache;
 mod decode;
 
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -134,6 +136,9 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
             .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
             .collect();
     }
+    if !req.no_cache {
+        cache::mark(&mut body);
+    }
     body
 }
 
@@ -216,7 +221,7 @@ mod tests {
         let body = request_body(&req);
         assert_eq!(body["temperature"], 0.2);
         assert_eq!(body["max_tokens"], DEFAULT_MAX_TOKENS);
-        assert_eq!(body["system"], "sys");
+        assert_eq!(body["system"][0]["text"], "sys");
         assert_eq!(body["stream"], true);
         assert_eq!(
             body["tools"],
@@ -234,9 +239,33 @@ mod tests {
             json!([
                 {"type": "tool_result", "tool_use_id": "t1", "content": "text", "is_error": false},
                 {"type": "tool_result", "tool_use_id": "t2", "content": "text", "is_error": true},
-                {"type": "text", "text": "and then?"},
+                {"type": "text", "text": "and then?", "cache_control": {"type": "ephemeral"}},
             ])
         );
+    }
+
+    #[test]
+    fn caching_off_sends_the_system_as_text_and_no_breakpoints() {
+        let mut req = ChatRequest {
+            model: "claude-test".into(),
+            system: "sys".into(),
+            messages: vec![ChatMessage::user("go")],
+            ..Default::default()
+        };
+        let on = request_body(&req);
+        assert_eq!(
+            on["system"],
+            json!([{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}])
+        );
+        assert_eq!(
+            on["messages"][0]["content"][0]["cache_control"],
+            cache::ephemeral()
+        );
+        req.no_cache = true;
+        let off = request_body(&req);
+        assert_eq!(off["system"], "sys");
+        assert!(!off.to_string().contains("cache_control"), "{off}");
+        assert!(off.get("prompt_cache_key").is_none());
     }
 
     #[test]
@@ -284,7 +313,7 @@ mod tests {
             json!([
                 {"type": "thinking", "thinking": "plan", "signature": "sig"},
                 {"type": "redacted_thinking", "data": "opaque"},
-                {"type": "text", "text": "ok"},
+                {"type": "text", "text": "ok", "cache_control": {"type": "ephemeral"}},
             ])
         );
     }

@@ -1,6 +1,8 @@
 //! `OpenAiCompatible`: the chat-completions API (`POST {base}/chat/completions`, streamed) as
 //! spoken by OpenAI and the many servers that copy it (vLLM, llama.cpp, Ollama, gateways).
+//! Prompt caching (the cache key, and breakpoints for Claude models) is in [`cache`].
 
+mod cache;
 mod decode;
 mod usage;
 
@@ -138,6 +140,7 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     if let Some(effort) = &req.reasoning.effort {
         body["reasoning_effort"] = json!(effort);
     }
+    cache::apply(req, &mut body);
     body
 }
 

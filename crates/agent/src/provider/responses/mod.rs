@@ -184,6 +184,7 @@ mod tests {
             temperature: Some(0.5),
             cache_key: Some("ses_1".into()),
             interleaved: None,
+            no_cache: false,
         };
         insta::assert_json_snapshot!(request_body(&req));
     }
