@@ -15,6 +15,7 @@ mod e2e_agents;
 mod e2e_cache;
 mod e2e_config;
 mod e2e_opencode;
+mod e2e_providers;
 mod e2e_reasoning_cost;
 mod e2e_run;
 mod e2e_run_session;

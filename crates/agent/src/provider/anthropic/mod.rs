@@ -339,6 +339,8 @@ mod tests {
                     reasoning: vec![item],
                 },
             ],
+            // Breakpoints are beside the point here.
+            no_cache: true,
             ..Default::default()
         };
         assert_eq!(
