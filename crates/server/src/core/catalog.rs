@@ -9,6 +9,7 @@ use strata_registry::rules::ruleset_of;
 use strata_services::mcp::{Mcp, ServerStatus};
 
 use super::instances::InstanceEntry;
+use super::provider_json;
 
 /// `GET /path`.
 pub fn paths(entry: &InstanceEntry) -> Value {
@@ -23,79 +24,85 @@ pub fn paths(entry: &InstanceEntry) -> Value {
     })
 }
 
-/// The models this project can name: the config's `model` and every model listed under a
-/// configured provider, grouped by provider (`{providerID: {modelID: Model}}`).
-fn models(entry: &InstanceEntry) -> Vec<(String, Vec<String>)> {
-    let config = &entry.services.config;
-    let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    let mut add = |provider: &str, model: &str| match out.iter_mut().find(|(p, _)| p == provider) {
-        Some((_, models)) if !models.iter().any(|m| m == model) => models.push(model.into()),
-        Some(_) => {}
-        None => out.push((provider.into(), vec![model.into()])),
-    };
-    if let Some((p, m)) = config.model.as_deref().and_then(|m| m.split_once('/')) {
-        add(p, m);
+/// The providers of `GET /provider` and `GET /config/providers`, in opencode's shapes.
+#[derive(Debug, Default)]
+pub struct ProviderListing {
+    /// Every provider the config allows, configured ones first, then those with a key.
+    pub all: Vec<Value>,
+    /// The ids of those that can be called now (a key, or a base URL that needs none).
+    pub connected: Vec<String>,
+    /// The ids the config declares.
+    pub configured: Vec<String>,
+    /// A model for each provider: the config's `model` for its provider, else the first.
+    pub default: Map<String, Value>,
+}
+
+impl ProviderListing {
+    /// The providers of `GET /config/providers`: the usable ones and the configured ones.
+    pub fn usable_or_configured(&self) -> Vec<Value> {
+        self.all
+            .iter()
+            .filter(|p| {
+                let id = p["id"].as_str().unwrap_or_default();
+                self.connected
+                    .iter()
+                    .chain(&self.configured)
+                    .any(|c| c == id)
+            })
+            .cloned()
+            .collect()
     }
-    for (provider, body) in &config.provider {
-        if let Some(models) = body.get("models").and_then(Value::as_object) {
-            for model in models.keys() {
-                add(provider, model);
-            }
+
+    /// `GET /config/providers`: `{providers, default}` for the usable and configured ones.
+    pub fn config_providers(&self) -> Value {
+        let providers = self.usable_or_configured();
+        let default: Map<String, Value> = providers
+            .iter()
+            .filter_map(|p| {
+                let id = p["id"].as_str()?;
+                Some((id.to_string(), self.default.get(id)?.clone()))
+            })
+            .collect();
+        json!({"providers": providers, "default": default})
+    }
+}
+
+/// Every provider the instance's resolver lists (config, catalogue, keys in the environment
+/// and stored ones), with the config's `model` added under its provider when nothing else
+/// lists it.
+pub fn providers(entry: &InstanceEntry) -> ProviderListing {
+    let services = &entry.services;
+    let mut listed = services.resolver().list();
+    let named = services
+        .config
+        .model
+        .as_deref()
+        .and_then(|m| m.split_once('/'));
+    if let Some((provider, model)) = named
+        && let Some(p) = listed.iter_mut().find(|p| p.id == provider)
+        && !p.models.iter().any(|m| m.id == model)
+    {
+        p.models.push(provider_json::named_only(model));
+    }
+    listed.sort_by_key(provider_json::rank);
+    let mut out = ProviderListing::default();
+    for p in &listed {
+        let chosen = named
+            .filter(|(provider, _)| *provider == p.id)
+            .map(|(_, model)| model.to_string())
+            .or_else(|| p.models.first().map(|m| m.id.clone()));
+        if let Some(model) = chosen {
+            out.default.insert(p.id.clone(), json!(model));
         }
+        if p.usable() {
+            out.connected.push(p.id.clone());
+        }
+        if p.configured {
+            out.configured.push(p.id.clone());
+        }
+        out.all.push(provider_json::provider(p));
     }
     out
-}
-
-fn model_json(provider: &str, model: &str) -> Value {
-    let io = json!({"text": true, "audio": false, "image": false, "video": false, "pdf": false});
-    json!({
-        "id": model,
-        "providerID": provider,
-        "api": {"id": model, "url": "", "npm": "@ai-sdk/openai-compatible"},
-        "name": model,
-        "capabilities": {
-            "temperature": true, "reasoning": false, "attachment": false, "toolcall": true,
-            "input": io, "output": io, "interleaved": false,
-        },
-        "cost": {"input": 0, "output": 0, "cache": {"read": 0, "write": 0}},
-        "limit": {"context": 128000, "output": 32000},
-        "status": "active",
-        "options": {},
-        "headers": {},
-        "release_date": "",
-        "variants": {},
-    })
-}
-
-/// The providers with their models, and the default model of each.
-pub fn providers(entry: &InstanceEntry) -> (Vec<Value>, Map<String, Value>) {
-    let mut defaults = Map::new();
-    let list = models(entry)
-        .into_iter()
-        .map(|(provider, models)| {
-            if let Some(first) = models.first() {
-                defaults.insert(provider.clone(), json!(first));
-            }
-            let name = entry
-                .services
-                .config
-                .provider
-                .get(&provider)
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or(&provider)
-                .to_string();
-            let models: Map<String, Value> = models
-                .iter()
-                .map(|m| (m.clone(), model_json(&provider, m)))
-                .collect();
-            json!({
-                "id": provider, "name": name, "source": "config", "env": [],
-                "options": {}, "models": models,
-            })
-        })
-        .collect();
-    (list, defaults)
 }
 
 /// `GET /agent`: the instance's agents (built-in, files, config) with their effective rules,

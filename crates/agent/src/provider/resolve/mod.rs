@@ -46,10 +46,13 @@ pub struct Resolved {
     pub warnings: Vec<String>,
 }
 
+/// Reads one environment variable.
+type EnvLookup<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
+
 /// Resolves model ids against the config's providers, the catalogue, the environment and the
 /// stored keys.
 pub struct Resolver<'a> {
-    env: Box<dyn Fn(&str) -> Option<String> + 'a>,
+    env: EnvLookup<'a>,
     providers: &'a Map<String, Value>,
     credentials: Credentials,
     enabled: Option<Vec<String>>,
