@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
+use strata_agent::provider::resolve::ListedProvider;
 use strata_registry::AgentInfo;
 use strata_registry::rules::ruleset_of;
 use strata_services::mcp::{Mcp, ServerStatus};
@@ -24,45 +25,42 @@ pub fn paths(entry: &InstanceEntry) -> Value {
     })
 }
 
-/// The providers of `GET /provider` and `GET /config/providers`, in opencode's shapes.
+/// The providers of `GET /provider` and `GET /config/providers`: every provider the config
+/// allows, configured ones first, then those with a key, each with a default model (the
+/// config's `model` for its provider, else its first). JSON is built only for what a route
+/// answers.
 #[derive(Debug, Default)]
 pub struct ProviderListing {
-    /// Every provider the config allows, configured ones first, then those with a key.
-    pub all: Vec<Value>,
-    /// The ids of those that can be called now (a key, or a base URL that needs none).
-    pub connected: Vec<String>,
-    /// The ids the config declares.
-    pub configured: Vec<String>,
-    /// A model for each provider: the config's `model` for its provider, else the first.
-    pub default: Map<String, Value>,
+    listed: Vec<ListedProvider>,
+    default: Map<String, Value>,
 }
 
 impl ProviderListing {
-    /// The providers of `GET /config/providers`: the usable ones and the configured ones.
-    pub fn usable_or_configured(&self) -> Vec<Value> {
-        self.all
+    /// `GET /provider`: `{all, default, connected}`, `connected` being the ids that can be
+    /// called now (a key, or a base URL that needs none).
+    pub fn provider(&self) -> Value {
+        let all: Vec<Value> = self.listed.iter().map(provider_json::provider).collect();
+        let connected: Vec<&str> = self
+            .listed
             .iter()
-            .filter(|p| {
-                let id = p["id"].as_str().unwrap_or_default();
-                self.connected
-                    .iter()
-                    .chain(&self.configured)
-                    .any(|c| c == id)
-            })
-            .cloned()
-            .collect()
+            .filter(|p| p.usable())
+            .map(|p| p.id.as_str())
+            .collect();
+        json!({"all": all, "default": self.default, "connected": connected})
     }
 
-    /// `GET /config/providers`: `{providers, default}` for the usable and configured ones.
+    /// `GET /config/providers`: `{providers, default}` for the usable and the configured ones.
     pub fn config_providers(&self) -> Value {
-        let providers = self.usable_or_configured();
-        let default: Map<String, Value> = providers
+        let shown: Vec<&ListedProvider> = self
+            .listed
             .iter()
-            .filter_map(|p| {
-                let id = p["id"].as_str()?;
-                Some((id.to_string(), self.default.get(id)?.clone()))
-            })
+            .filter(|p| p.usable() || p.configured)
             .collect();
+        let default: Map<String, Value> = shown
+            .iter()
+            .filter_map(|p| Some((p.id.clone(), self.default.get(&p.id)?.clone())))
+            .collect();
+        let providers: Vec<Value> = shown.into_iter().map(provider_json::provider).collect();
         json!({"providers": providers, "default": default})
     }
 }
@@ -85,24 +83,17 @@ pub fn providers(entry: &InstanceEntry) -> ProviderListing {
         p.models.push(provider_json::named_only(model));
     }
     listed.sort_by_key(provider_json::rank);
-    let mut out = ProviderListing::default();
-    for p in &listed {
-        let chosen = named
-            .filter(|(provider, _)| *provider == p.id)
-            .map(|(_, model)| model.to_string())
-            .or_else(|| p.models.first().map(|m| m.id.clone()));
-        if let Some(model) = chosen {
-            out.default.insert(p.id.clone(), json!(model));
-        }
-        if p.usable() {
-            out.connected.push(p.id.clone());
-        }
-        if p.configured {
-            out.configured.push(p.id.clone());
-        }
-        out.all.push(provider_json::provider(p));
-    }
-    out
+    let default = listed
+        .iter()
+        .filter_map(|p| {
+            let chosen = named
+                .filter(|(provider, _)| *provider == p.id)
+                .map(|(_, model)| model.to_string())
+                .or_else(|| p.models.first().map(|m| m.id.clone()))?;
+            Some((p.id.clone(), json!(chosen)))
+        })
+        .collect();
+    ProviderListing { listed, default }
 }
 
 /// `GET /agent`: the instance's agents (built-in, files, config) with their effective rules,

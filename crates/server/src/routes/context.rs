@@ -64,11 +64,7 @@ async fn mcp(State(s): State<AppState>, Directory(dir): Directory) -> Result {
 
 async fn provider(State(s): State<AppState>, Directory(dir): Directory) -> Result {
     let listing = catalog::providers(&*s.core.instance(&dir).await?);
-    Ok(Json(json!({
-        "all": listing.all,
-        "default": listing.default,
-        "connected": listing.connected,
-    })))
+    Ok(Json(listing.provider()))
 }
 
 async fn config_providers(State(s): State<AppState>, Directory(dir): Directory) -> Result {
