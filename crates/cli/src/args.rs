@@ -44,6 +44,13 @@ pub(crate) enum Command {
     Attach(crate::cmd::tui::AttachArgs),
     /// Serve the HTTP + SSE API (opencode's clients can attach to it).
     Serve(crate::cmd::serve::ServeArgs),
+    /// API keys for model providers, kept in the data directory.
+    Auth {
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
+    /// The models Strata can use now, with their limits and prices.
+    Models(ModelsArgs),
     /// Look inside Strata.
     Debug {
         #[command(subcommand)]
@@ -188,6 +195,41 @@ pub(crate) enum McpCommand {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum AuthCommand {
+    /// Store an API key for a provider; the key is read from the terminal without echo, or
+    /// from stdin when it is not a terminal.
+    Login {
+        /// The provider id, e.g. `groq` (asked for when left out).
+        provider: Option<String>,
+        /// Store the key even for an id neither the catalogue nor the config knows.
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// The providers with a stored key, and those whose key variable is set.
+    List {
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Remove the stored key of a provider.
+    Logout { provider: String },
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ModelsArgs {
+    /// Only this provider's models.
+    pub provider: Option<String>,
+    /// Every known provider, with what each one still needs.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]

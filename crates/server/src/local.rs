@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use strata_protocol::wire::{
     PermissionReplyBody, PromptBody, SessionCreateBody, SessionInfo, Todo,
 };
@@ -74,14 +74,14 @@ impl Local {
     /// Agents, providers with their default models, and the config.
     pub async fn catalog(&self) -> Result<Catalog, CoreError> {
         let entry = self.core.instance(&self.dir).await?;
-        let (providers, default) = catalog::providers(&entry);
+        let providers = catalog::providers(&entry).config_providers();
         let mut config = entry.services.config.raw.clone();
         if !config.is_object() {
             config = Value::Object(Map::new());
         }
         Ok(Catalog {
             agents: catalog::agents(&entry),
-            providers: json!({"providers": providers, "default": default}),
+            providers,
             config,
         })
     }

@@ -2,6 +2,7 @@
 
 mod agents;
 mod attach;
+mod auth;
 mod config;
 mod debug;
 mod default_model;
@@ -9,7 +10,10 @@ mod instance;
 mod local_client;
 mod mcp;
 mod mcp_serve;
+mod models;
+mod models_view;
 mod run;
+mod secret;
 pub(crate) mod serve;
 mod session;
 mod skills;
@@ -36,6 +40,8 @@ pub(crate) async fn dispatch(cli: Cli) -> u8 {
             None => mcp_serve::serve(args.serve).await,
         },
         Command::Skills(args) => skills::skills(args).await,
+        Command::Auth { command } => auth::auth(command).await,
+        Command::Models(args) => models::models(args).await,
         Command::Debug {
             command: DebugCommand::Graph { dir, without },
         } => debug::graph(dir, without).await,

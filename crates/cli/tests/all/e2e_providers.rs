@@ -32,7 +32,11 @@ fn a_custom_ollama_provider_in_opencode_json_completes_a_tool_turn() {
         Turn::text("The notes say alpha."),
     ]);
     p.file("opencode.json", ollama_config(&server.url()));
-    let run = strata(&p, &server, &["run", "--format", "json", "what do the notes say?"]);
+    let run = strata(
+        &p,
+        &server,
+        &["run", "--format", "json", "what do the notes say?"],
+    );
     run.expect_code(0);
     let sent = server.sent();
     assert_eq!(sent.len(), 2, "{run:#?}");
@@ -49,11 +53,17 @@ fn a_custom_ollama_provider_in_opencode_json_completes_a_tool_turn() {
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
     assert!(
-        stored.iter().any(|e| e.to_string().contains("\"providerID\":\"ollama\"")),
+        stored
+            .iter()
+            .any(|e| e.to_string().contains("\"providerID\":\"ollama\"")),
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("The notes say alpha."), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("The notes say alpha."),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -86,7 +96,9 @@ fn an_unknown_provider_names_the_close_ones_and_how_to_declare_it() {
     assert!(
         run.stderr.contains("unknown provider `ollama`")
             && run.stderr.contains("`ollama-cloud`")
-            && run.stderr.contains("\"npm\": \"@ai-sdk/openai-compatible\""),
+            && run
+                .stderr
+                .contains("\"npm\": \"@ai-sdk/openai-compatible\""),
         "{}",
         run.stderr
     );
@@ -114,7 +126,11 @@ fn a_missing_key_names_the_variables_and_the_login_command() {
 fn an_unknown_model_of_a_known_provider_runs_with_one_warning() {
     let p = Project::new();
     let server = ModelServer::start(vec![Turn::text("Still here.")]);
-    let run = strata(&p, &server, &["run", "--model", "openai/a-model-from-2030", "hi"]);
+    let run = strata(
+        &p,
+        &server,
+        &["run", "--model", "openai/a-model-from-2030", "hi"],
+    );
     run.expect_code(0);
     assert_eq!(run.stdout, "Still here.\n");
     assert_eq!(

@@ -4,11 +4,13 @@
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
+use strata_agent::provider::resolve::ListedProvider;
 use strata_registry::AgentInfo;
 use strata_registry::rules::ruleset_of;
 use strata_services::mcp::{Mcp, ServerStatus};
 
 use super::instances::InstanceEntry;
+use super::provider_json;
 
 /// `GET /path`.
 pub fn paths(entry: &InstanceEntry) -> Value {
@@ -23,79 +25,75 @@ pub fn paths(entry: &InstanceEntry) -> Value {
     })
 }
 
-/// The models this project can name: the config's `model` and every model listed under a
-/// configured provider, grouped by provider (`{providerID: {modelID: Model}}`).
-fn models(entry: &InstanceEntry) -> Vec<(String, Vec<String>)> {
-    let config = &entry.services.config;
-    let mut out: Vec<(String, Vec<String>)> = Vec::new();
-    let mut add = |provider: &str, model: &str| match out.iter_mut().find(|(p, _)| p == provider) {
-        Some((_, models)) if !models.iter().any(|m| m == model) => models.push(model.into()),
-        Some(_) => {}
-        None => out.push((provider.into(), vec![model.into()])),
-    };
-    if let Some((p, m)) = config.model.as_deref().and_then(|m| m.split_once('/')) {
-        add(p, m);
-    }
-    for (provider, body) in &config.provider {
-        if let Some(models) = body.get("models").and_then(Value::as_object) {
-            for model in models.keys() {
-                add(provider, model);
-            }
-        }
-    }
-    out
+/// The providers of `GET /provider` and `GET /config/providers`: every provider the config
+/// allows, configured ones first, then those with a key, each with a default model (the
+/// config's `model` for its provider, else its first). JSON is built only for what a route
+/// answers.
+#[derive(Debug, Default)]
+pub struct ProviderListing {
+    listed: Vec<ListedProvider>,
+    default: Map<String, Value>,
 }
 
-fn model_json(provider: &str, model: &str) -> Value {
-    let io = json!({"text": true, "audio": false, "image": false, "video": false, "pdf": false});
-    json!({
-        "id": model,
-        "providerID": provider,
-        "api": {"id": model, "url": "", "npm": "@ai-sdk/openai-compatible"},
-        "name": model,
-        "capabilities": {
-            "temperature": true, "reasoning": false, "attachment": false, "toolcall": true,
-            "input": io, "output": io, "interleaved": false,
-        },
-        "cost": {"input": 0, "output": 0, "cache": {"read": 0, "write": 0}},
-        "limit": {"context": 128000, "output": 32000},
-        "status": "active",
-        "options": {},
-        "headers": {},
-        "release_date": "",
-        "variants": {},
-    })
+impl ProviderListing {
+    /// `GET /provider`: `{all, default, connected}`, `connected` being the ids that can be
+    /// called now (a key, or a base URL that needs none).
+    pub fn provider(&self) -> Value {
+        let all: Vec<Value> = self.listed.iter().map(provider_json::provider).collect();
+        let connected: Vec<&str> = self
+            .listed
+            .iter()
+            .filter(|p| p.usable())
+            .map(|p| p.id.as_str())
+            .collect();
+        json!({"all": all, "default": self.default, "connected": connected})
+    }
+
+    /// `GET /config/providers`: `{providers, default}` for the usable and the configured ones.
+    pub fn config_providers(&self) -> Value {
+        let shown: Vec<&ListedProvider> = self
+            .listed
+            .iter()
+            .filter(|p| p.usable() || p.configured)
+            .collect();
+        let default: Map<String, Value> = shown
+            .iter()
+            .filter_map(|p| Some((p.id.clone(), self.default.get(&p.id)?.clone())))
+            .collect();
+        let providers: Vec<Value> = shown.into_iter().map(provider_json::provider).collect();
+        json!({"providers": providers, "default": default})
+    }
 }
 
-/// The providers with their models, and the default model of each.
-pub fn providers(entry: &InstanceEntry) -> (Vec<Value>, Map<String, Value>) {
-    let mut defaults = Map::new();
-    let list = models(entry)
-        .into_iter()
-        .map(|(provider, models)| {
-            if let Some(first) = models.first() {
-                defaults.insert(provider.clone(), json!(first));
-            }
-            let name = entry
-                .services
-                .config
-                .provider
-                .get(&provider)
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-                .unwrap_or(&provider)
-                .to_string();
-            let models: Map<String, Value> = models
-                .iter()
-                .map(|m| (m.clone(), model_json(&provider, m)))
-                .collect();
-            json!({
-                "id": provider, "name": name, "source": "config", "env": [],
-                "options": {}, "models": models,
-            })
+/// Every provider the instance's resolver lists (config, catalogue, keys in the environment
+/// and stored ones), with the config's `model` added under its provider when nothing else
+/// lists it.
+pub fn providers(entry: &InstanceEntry) -> ProviderListing {
+    let services = &entry.services;
+    let mut listed = services.resolver().list();
+    let named = services
+        .config
+        .model
+        .as_deref()
+        .and_then(|m| m.split_once('/'));
+    if let Some((provider, model)) = named
+        && let Some(p) = listed.iter_mut().find(|p| p.id == provider)
+        && !p.models.iter().any(|m| m.id == model)
+    {
+        p.models.push(provider_json::named_only(model));
+    }
+    listed.sort_by_key(provider_json::rank);
+    let default = listed
+        .iter()
+        .filter_map(|p| {
+            let chosen = named
+                .filter(|(provider, _)| *provider == p.id)
+                .map(|(_, model)| model.to_string())
+                .or_else(|| p.models.first().map(|m| m.id.clone()))?;
+            Some((p.id.clone(), json!(chosen)))
         })
         .collect();
-    (list, defaults)
+    ProviderListing { listed, default }
 }
 
 /// `GET /agent`: the instance's agents (built-in, files, config) with their effective rules,

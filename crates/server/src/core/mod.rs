@@ -19,6 +19,7 @@ mod frame;
 pub mod hub;
 pub mod instances;
 mod progress;
+pub mod provider_json;
 pub mod recovery;
 mod replies;
 pub mod sessions;
@@ -28,9 +29,11 @@ pub mod undo;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use strata_agent::provider::Credentials;
 use strata_agent::store::Store;
 use strata_graph::Graph;
 use strata_registry::Runtime;
+use strata_services::flags::RuntimeFlags;
 use tokio_util::sync::CancellationToken;
 
 pub use error::CoreError;
@@ -114,6 +117,23 @@ impl ServerCore {
     /// The project used when a request names none.
     pub fn default_dir(&self) -> &Path {
         &self.inner.default_dir
+    }
+
+    /// The API key files: `auth.json` in the server's data directory (written by `PUT
+    /// /auth/{id}`), then opencode's, read only.
+    pub fn credentials(&self) -> Result<Credentials, CoreError> {
+        let flags = self
+            .inner
+            .runtime
+            .global()
+            .get::<RuntimeFlags>()
+            .map_err(|e| CoreError::Internal(e.to_string()))?;
+        let env = |k: &str| std::env::var(k).ok();
+        Ok(Credentials::standard(
+            &flags.data_dir,
+            &flags.home_dir,
+            &env,
+        ))
     }
 
     /// The event fan-out.

@@ -63,16 +63,13 @@ async fn mcp(State(s): State<AppState>, Directory(dir): Directory) -> Result {
 }
 
 async fn provider(State(s): State<AppState>, Directory(dir): Directory) -> Result {
-    let (all, default) = catalog::providers(&*s.core.instance(&dir).await?);
-    let connected: Vec<Value> = all.iter().map(|p| p["id"].clone()).collect();
-    Ok(Json(
-        json!({"all": all, "default": default, "connected": connected}),
-    ))
+    let listing = catalog::providers(&*s.core.instance(&dir).await?);
+    Ok(Json(listing.provider()))
 }
 
 async fn config_providers(State(s): State<AppState>, Directory(dir): Directory) -> Result {
-    let (providers, default) = catalog::providers(&*s.core.instance(&dir).await?);
-    Ok(Json(json!({"providers": providers, "default": default})))
+    let listing = catalog::providers(&*s.core.instance(&dir).await?);
+    Ok(Json(listing.config_providers()))
 }
 
 async fn vcs(State(s): State<AppState>, Directory(dir): Directory) -> Result {

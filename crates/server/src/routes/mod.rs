@@ -6,6 +6,7 @@ pub mod context;
 pub mod doc;
 pub mod event;
 pub mod global;
+pub mod keys;
 pub mod message;
 pub mod reply;
 pub mod session;
@@ -33,6 +34,7 @@ pub fn router(core: ServerCore, options: HttpOptions) -> Router {
         .merge(reply::routes())
         .merge(context::routes())
         .merge(global::routes())
+        .merge(keys::routes())
         .merge(doc::routes())
         .fallback(error::unknown_route)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

@@ -16,6 +16,7 @@ use strata_protocol::wire::{
 use crate::core::convert::VERSION;
 use crate::core::{MessageEntry, SessionUpdate};
 
+use super::keys::AuthBody;
 use super::message::ShellBody;
 use super::session::{ForkBody, OldReplyBody, RevertBody};
 
@@ -290,6 +291,20 @@ pub const ROUTES: &[Route] = &[
     r("get", "/formatter", "Formatters", None, Json(any)),
     r("get", "/skill", "Skills", None, Json(any)),
     r("get", "/mcp", "MCP server status", None, Json(any)),
+    r(
+        "put",
+        "/auth/{providerID}",
+        "Store a provider's API key in the server's data directory",
+        Some(of::<AuthBody>),
+        Json(of::<bool>),
+    ),
+    r(
+        "delete",
+        "/auth/{providerID}",
+        "Remove a provider's stored API key (false when none was stored)",
+        None,
+        Json(of::<bool>),
+    ),
     r(
         "get",
         "/provider/auth",

@@ -30,9 +30,17 @@ pub(crate) struct Builder {
     config: Value,
     auth: AuthConfig,
     files: Vec<(&'static str, &'static str)>,
+    /// Providers, besides `openai`, whose base URL is the scripted model server.
+    served_as: Vec<&'static str>,
 }
 
 impl Builder {
+    /// Points provider `id` (a catalogue provider) at the scripted model server too.
+    pub(crate) fn served_as(mut self, id: &'static str) -> Self {
+        self.served_as.push(id);
+        self
+    }
+
     pub(crate) fn config(mut self, extra: Value) -> Self {
         if let (Some(c), Some(e)) = (self.config.as_object_mut(), extra.as_object()) {
             for (k, v) in e {
@@ -78,6 +86,9 @@ impl Builder {
         let mut config = self.config;
         config["model"] = json!(format!("{}/{}", MODEL.0, MODEL.1));
         config["provider"] = json!({"openai": {"baseURL": model.url()}});
+        for id in &self.served_as {
+            config["provider"][*id] = json!({"options": {"baseURL": model.url()}});
+        }
         std::fs::write(dir.join("strata.json"), config.to_string()).unwrap();
         let mut flags = RuntimeFlags::for_dirs(&data, &config_dir);
         flags.home_dir = home;
@@ -114,6 +125,7 @@ pub(crate) fn server(script: Vec<Turn>) -> Builder {
         config: json!({}),
         auth: AuthConfig::default(),
         files: Vec::new(),
+        served_as: Vec::new(),
     }
 }
 

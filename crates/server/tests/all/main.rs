@@ -12,6 +12,7 @@ mod load_bench;
 mod load_drive;
 mod local;
 mod permissions;
+mod provider_keys;
 mod routes;
 mod shell;
 mod undo;

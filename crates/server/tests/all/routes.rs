@@ -203,11 +203,27 @@ async fn context_routes_answer_in_opencodes_shapes() {
     for key in ["home", "state", "config", "worktree"] {
         assert!(path.body[key].is_string(), "{key}: {:?}", path.body);
     }
+    // The configured provider and the model the config names; the catalogue's own models
+    // (and the local servers that need no key) are listed beside them.
     let providers = s.get("/config/providers").await;
+    let openai = providers.body["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "openai")
+        .unwrap();
+    let configured = json!({
+        "provider": {
+            "id": openai["id"], "name": openai["name"], "source": openai["source"],
+            "env": openai["env"], "options": openai["options"],
+        },
+        "model": openai["models"]["scripted-model"],
+        "default": providers.body["default"]["openai"],
+    });
     s.redactions()
-        .bind(|| insta::assert_json_snapshot!("config_providers", providers.body));
+        .bind(|| insta::assert_json_snapshot!("config_providers", configured));
     let provider = s.get("/provider").await;
-    assert_eq!(provider.body["connected"], json!(["openai"]));
+    assert_eq!(provider.body["connected"][0], "openai");
     let agents = s.get("/agent").await;
     assert_eq!(agents.body[0]["name"], "build");
     assert_eq!(agents.body[0]["mode"], "primary");

@@ -24,6 +24,7 @@ use crate::catalogue::{Catalogue, ModelInfo};
 
 pub use endpoints::{SDKS, Sdk, WireKind, is_local, sdk, wire_named};
 pub use listing::{ListedModel, ListedProvider};
+pub use suggest::closest;
 
 pub const OPENAI_DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 pub const ANTHROPIC_DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -243,13 +244,27 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    fn unknown_provider(&self, id: &str, model: &str) -> String {
+    /// Whether the config or the catalogue knows provider `id`.
+    pub fn knows(&self, id: &str) -> bool {
+        self.providers.get(id).is_some_and(Value::is_object)
+            || ModelsDev::get().provider(id).is_some()
+    }
+
+    /// Up to `n` known provider ids (config and catalogue) closest to the mistyped `id`.
+    pub fn closest_ids(&self, id: &str, n: usize) -> Vec<String> {
         let known = self
             .providers
             .keys()
             .map(String::as_str)
             .chain(ModelsDev::get().providers.keys().map(String::as_str));
-        let close = suggest::closest(id, known, 3);
+        suggest::closest(id, known, n)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn unknown_provider(&self, id: &str, model: &str) -> String {
+        let close = self.closest_ids(id, 3);
         let hint = if close.is_empty() {
             String::new()
         } else {

@@ -2,11 +2,7 @@
 
 /// Up to `n` of `known` closest to `wanted`: a shared prefix or containment first, then by edit
 /// distance, keeping only plausible ones (at most a third of the longer id differs).
-pub(super) fn closest<'a>(
-    wanted: &str,
-    known: impl Iterator<Item = &'a str>,
-    n: usize,
-) -> Vec<&'a str> {
+pub fn closest<'a>(wanted: &str, known: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
     let wanted_lc = wanted.to_ascii_lowercase();
     let mut scored: Vec<(usize, &str)> = known
         .filter_map(|id| {

@@ -282,3 +282,14 @@ fn the_listing_covers_the_catalogue_and_marks_what_can_be_called() {
     );
     assert!(find("anthropic").models.len() > 5);
 }
+
+#[test]
+fn known_ids_and_suggestions_cover_the_config_and_the_catalogue() {
+    let providers = map(json!({"my-box": {"options": {"baseURL": "http://127.0.0.1:9/v1"}}}));
+    let r = Resolver::new(&providers).with_env(|_| None);
+    assert!(r.knows("groq"));
+    assert!(r.knows("my-box"));
+    assert!(!r.knows("grq"));
+    assert_eq!(r.closest_ids("grq", 1), ["groq"]);
+    assert_eq!(r.closest_ids("my-bx", 1), ["my-box"]);
+}
