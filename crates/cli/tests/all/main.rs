@@ -7,6 +7,7 @@
 mod cli_basics;
 mod cli_mcp;
 mod cli_mcp_serve;
+mod cli_startup;
 mod cli_tool;
 mod cli_tool_writes;
 mod cli_tools;

@@ -45,10 +45,13 @@ pub struct Resolved {
     pub warnings: Vec<String>,
 }
 
+/// How a resolver reads an environment variable.
+type EnvLookup<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
+
 /// Resolves model ids against the config's providers, the catalogue, the environment and the
 /// stored keys.
 pub struct Resolver<'a> {
-    env: Box<dyn Fn(&str) -> Option<String> + 'a>,
+    env: EnvLookup<'a>,
     providers: &'a Map<String, Value>,
     credentials: Credentials,
     enabled: Option<Vec<String>>,
@@ -245,7 +248,7 @@ impl<'a> Resolver<'a> {
             .providers
             .keys()
             .map(String::as_str)
-            .chain(ModelsDev::get().providers.keys().map(String::as_str));
+            .chain(ModelsDev::get().ids());
         let close = suggest::closest(id, known, 3);
         let hint = if close.is_empty() {
             String::new()
