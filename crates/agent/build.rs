@@ -1,7 +1,9 @@
 //! Packs the models.dev catalogue (`catalogue/models-dev.json`, MIT, see `catalogue/LICENSE`)
 //! into the binary: only the fields Strata reads are kept, each model's `base_model` is folded
-//! in (its own fields win), and the result is deflated. The agent inflates and parses it the
-//! first time a model is looked up, so commands that never resolve a model pay nothing.
+//! in (its own fields win), and each provider is deflated on its own (`models-dev.bin`, the
+//! chunks one after another; `models-dev-index.rs`, each provider's id and byte range). The
+//! agent inflates and parses a provider the first time it is looked up, so commands that never
+//! resolve a model pay nothing, and a run pays for its own provider only.
 
 use std::path::PathBuf;
 
@@ -20,16 +22,25 @@ fn main() {
         .get("providers")
         .and_then(Value::as_object)
         .unwrap_or_else(|| panic!("{SOURCE} has no `providers` object"));
-    let mut packed = Map::new();
-    for (id, provider) in providers {
-        packed.insert(id.clone(), pack_provider(providers, provider));
+    let mut chunks = Vec::new();
+    let mut index = String::from("&[\n");
+    // Sorted by id whatever order the map keeps, so the agent can search the index.
+    let mut sorted: Vec<_> = providers.iter().collect();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    for (id, provider) in sorted {
+        let bytes = serde_json::to_vec(&pack_provider(providers, provider))
+            .unwrap_or_else(|e| panic!("cannot serialise the packed provider {id}: {e}"));
+        let start = chunks.len();
+        chunks.extend(miniz_oxide::deflate::compress_to_vec(&bytes, 9));
+        // `{:?}` writes the id as a Rust string literal, escapes included.
+        index.push_str(&format!("    ({id:?}, {start}, {}),\n", chunks.len()));
     }
-    let bytes = serde_json::to_vec(&json!({ "providers": packed }))
-        .unwrap_or_else(|e| panic!("cannot serialise the packed catalogue: {e}"));
-    let deflated = miniz_oxide::deflate::compress_to_vec(&bytes, 9);
+    index.push_str("]\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
-    std::fs::write(out.join("models-dev.bin"), deflated)
+    std::fs::write(out.join("models-dev.bin"), chunks)
         .unwrap_or_else(|e| panic!("cannot write the packed catalogue to OUT_DIR: {e}"));
+    std::fs::write(out.join("models-dev-index.rs"), index)
+        .unwrap_or_else(|e| panic!("cannot write the catalogue index to OUT_DIR: {e}"));
 }
 
 fn pack_provider(all: &Map<String, Value>, provider: &Value) -> Value {

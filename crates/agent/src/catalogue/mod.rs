@@ -165,12 +165,10 @@ impl Catalogue {
             return Some(own.clone());
         }
         let base = base_name(model);
-        db.providers
-            .iter()
-            .flat_map(|(p, entry)| entry.models.iter().map(move |(m, e)| (p, m, e)))
-            .filter(|(_, m, _)| **m == model || **m == base)
+        db.models_named(&[model, &base])
+            .into_iter()
             .min_by_key(|(p, _, _)| *p != provider)
-            .map(|(_, _, entry)| from_models_dev(model_id, entry, None))
+            .map(|(_, _, entry)| from_models_dev(model_id, &entry, None))
     }
 }
 

@@ -57,9 +57,7 @@ impl Resolver<'_> {
     pub fn list(&self) -> Vec<ListedProvider> {
         let db = ModelsDev::get();
         let ids: BTreeSet<&str> = db
-            .providers
-            .keys()
-            .map(String::as_str)
+            .ids()
             .chain(self.providers.keys().map(String::as_str))
             .filter(|id| self.allowed(id))
             .collect();

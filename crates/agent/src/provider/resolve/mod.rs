@@ -256,7 +256,7 @@ impl<'a> Resolver<'a> {
             .providers
             .keys()
             .map(String::as_str)
-            .chain(ModelsDev::get().providers.keys().map(String::as_str));
+            .chain(ModelsDev::get().ids());
         suggest::closest(id, known, n)
             .into_iter()
             .map(str::to_string)

@@ -241,17 +241,10 @@ fn catalogue_urls_with_variables_are_filled_from_the_environment() {
     );
     let db = ModelsDev::get();
     let templated = db
-        .providers
-        .iter()
-        .find(|(_, p)| p.api.as_deref().is_some_and(|a| a.contains("${")))
-        .map(|(id, _)| id.clone());
-    if let Some(id) = templated {
-        let model = db.providers[&id]
-            .models
-            .keys()
-            .next()
-            .cloned()
-            .unwrap_or_default();
+        .providers()
+        .find(|(_, p)| p.api.as_deref().is_some_and(|a| a.contains("${")));
+    if let Some((id, provider)) = templated {
+        let model = provider.models.keys().next().cloned().unwrap_or_default();
         let err = error(&format!("{id}/{model}"), &[], &Map::new());
         assert!(err.contains("environment variable"), "{id}: {err}");
     }
