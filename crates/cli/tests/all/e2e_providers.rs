@@ -47,17 +47,16 @@ fn a_custom_ollama_provider_in_opencode_json_completes_a_tool_turn() {
     // No key was sent: a base URL on this machine needs none.
     assert_eq!(server.recorded()[0].header("authorization"), None);
     // The answers are stored under the provider's own id.
-    let stored: Vec<serde_json::Value> = run
-        .stdout
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    let first: serde_json::Value =
+        serde_json::from_str(run.stdout.lines().next().unwrap_or_default()).unwrap();
+    let session = first["sessionID"].as_str().unwrap().to_string();
+    let export = strata(&p, &server, &["session", "export", &session]);
+    export.expect_code(0);
+    let compact: String = export.stdout.split_whitespace().collect();
     assert!(
-        stored
-            .iter()
-            .any(|e| e.to_string().contains("\"providerID\":\"ollama\"")),
+        compact.contains("\"providerID\":\"ollama\""),
         "{}",
-        run.stdout
+        export.stdout
     );
     assert!(
         run.stdout.contains("The notes say alpha."),
