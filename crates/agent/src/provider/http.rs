@@ -47,6 +47,17 @@ pub(crate) fn key_header(value: &str, env: &str) -> Result<HeaderValue, Provider
     })
 }
 
+/// The headers of OpenAI's APIs (chat completions and Responses): the key, when there is one,
+/// as a bearer token.
+pub(crate) fn bearer_headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
+    let mut headers = HeaderMap::new();
+    if let Some(key) = api_key {
+        let value = key_header(&format!("Bearer {key}"), "OPENAI_API_KEY")?;
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
+    Ok(headers)
+}
+
 /// The wait a rate-limited or overloaded server asks for: `retry-after-ms` (milliseconds, as
 /// OpenAI sends it), `retry-after` in whole seconds, else the vendors' own reset headers
 /// (`x-ratelimit-reset-requests`/`-tokens` as Go-style durations such as `1m30s` or `250ms`,

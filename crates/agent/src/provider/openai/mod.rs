@@ -6,10 +6,10 @@ mod cache;
 mod decode;
 mod usage;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap};
+use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
-use super::http::key_header;
+use super::http::bearer_headers;
 use super::sse::SseEvent;
 use super::stream_state::DecodeState;
 use super::streaming::StreamingProvider;
@@ -30,12 +30,7 @@ impl Wire for OpenAiWire {
     const PATH: &'static str = "/chat/completions";
 
     fn headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
-        let mut headers = HeaderMap::new();
-        if let Some(key) = api_key {
-            let value = key_header(&format!("Bearer {key}"), "OPENAI_API_KEY")?;
-            headers.insert(AUTHORIZATION, value);
-        }
-        Ok(headers)
+        bearer_headers(api_key)
     }
 
     fn body(req: &ChatRequest) -> Value {

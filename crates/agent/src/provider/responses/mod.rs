@@ -11,10 +11,10 @@ mod corpus_tests;
 #[cfg(test)]
 mod decode_tests;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap};
+use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
-use super::http::key_header;
+use super::http::bearer_headers;
 use super::sse::SseEvent;
 use super::stream_state::DecodeState;
 use super::streaming::StreamingProvider;
@@ -34,12 +34,7 @@ impl Wire for ResponsesWire {
     const PATH: &'static str = "/responses";
 
     fn headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
-        let mut headers = HeaderMap::new();
-        if let Some(key) = api_key {
-            let value = key_header(&format!("Bearer {key}"), "OPENAI_API_KEY")?;
-            headers.insert(AUTHORIZATION, value);
-        }
-        Ok(headers)
+        bearer_headers(api_key)
     }
 
     fn body(req: &ChatRequest) -> Value {
@@ -212,7 +207,10 @@ mod tests {
         assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
         let p = OpenAiResponses::new("http://127.0.0.1:9/v1/", Some("sk-1".into())).unwrap();
         assert_eq!(p.base_url(), "http://127.0.0.1:9/v1");
-        assert_eq!(p.headers().unwrap()[AUTHORIZATION], "Bearer sk-1");
+        assert_eq!(
+            p.headers().unwrap()[reqwest::header::AUTHORIZATION],
+            "Bearer sk-1"
+        );
         let keyless = OpenAiResponses::new("http://127.0.0.1:9/v1", None).unwrap();
         assert!(keyless.headers().unwrap().is_empty());
     }
