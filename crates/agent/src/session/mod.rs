@@ -32,6 +32,7 @@ pub mod compact;
 pub mod execute;
 pub mod history;
 pub mod inflight;
+pub mod model;
 pub mod parts;
 pub mod prompt;
 pub mod record;
@@ -63,7 +64,8 @@ use crate::events::{message_json, part_json, session_json};
 use crate::store::{Session, Store, StoreError};
 use crate::subagents::SubagentRuns;
 
-pub use runner::{Model, RunOptions, RunOutcome, RunReport, Runner};
+pub use model::Model;
+pub use runner::{RunOptions, RunOutcome, RunReport, Runner};
 
 /// The services the loop uses, resolved from an instance.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@
 
 use strata_services::config::ConfigData;
 
-use super::runner::Model;
+use super::model::Model;
 use crate::catalogue::ModelSettings;
 use crate::provider::Resolver;
 

@@ -1,0 +1,332 @@
+//! One turn of the loop, in named stages: record the prompt ([`Runner::begin`]), run an agent's
+//! steps ([`Runner::agent_steps`]): each step tried with retries and compaction
+//! ([`Runner::attempt`]) and then settled once its calls ran ([`Runner::settle`]); hand over
+//! from `plan` to `build` ([`Runner::hand_over`]), and record how the turn ended
+//! ([`Runner::record_end`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use strata_protocol::event::SessionStatus;
+use strata_protocol::message::UserMessage;
+use strata_protocol::part::TextPart;
+use strata_registry::AgentInfo;
+use strata_tools::ErasedTool;
+use strata_tools::plan_exit::approval_message;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::{RunOutcome, RunReport, Runner, retry_wait, title_of};
+use crate::catalogue::ModelSettings;
+use crate::doom::DoomGuard;
+use crate::events::LoopEvent;
+use crate::provider::ToolSpec;
+use crate::session::RunError;
+use crate::session::agent_mode::{AFTER_PLAN, PLAN_EXIT};
+use crate::session::compact;
+use crate::session::execute::{CallEnd, CallEnv};
+use crate::session::history::chat_history;
+use crate::session::parts::ModelRef;
+use crate::session::record::Recorder;
+use crate::session::step::{StepEnd, StepEnv, error_name, run_step};
+use crate::store::{Role, now_ms};
+
+/// What the stages of one turn share.
+struct TurnCx<'a> {
+    session_id: &'a str,
+    rec: &'a Recorder,
+    settings: &'a ModelSettings,
+    cancel: &'a CancellationToken,
+    plan_file: &'a Path,
+}
+
+/// How a step ended for the turn: go on, or stop with an outcome (and whether the user
+/// approved a plan, so `build` takes over).
+enum Next {
+    Step,
+    Stop(RunOutcome, bool),
+}
+
+impl Runner {
+    pub(super) async fn run_turn(
+        &self,
+        session_id: &str,
+        message: &str,
+        cancel: CancellationToken,
+        sink: Option<UnboundedSender<LoopEvent>>,
+    ) -> Result<RunReport, RunError> {
+        // Checked before anything is stored: a bad setting leaves the session untouched.
+        let mut agent = self.agent(&self.options.agent)?;
+        let settings = crate::catalogue::settings(
+            &self.model.id,
+            &self.services.config.provider,
+            self.options.variant.as_deref(),
+        )?;
+        let _live = self
+            .services
+            .runs
+            .register(session_id, self.context(sink.clone()));
+        let rec = Recorder::new(self.services.store.clone(), session_id, sink);
+        let plan_file = self.begin(&rec, session_id, message)?;
+        let cx = TurnCx {
+            session_id,
+            rec: &rec,
+            settings: &settings,
+            cancel: &cancel,
+            plan_file: &plan_file,
+        };
+        let (mut steps, mut text) = (0, String::new());
+        let outcome = loop {
+            let (outcome, switch) = self.agent_steps(&cx, &agent, &mut steps, &mut text).await?;
+            if !switch {
+                break outcome;
+            }
+            self.hand_over(&rec, &plan_file)?;
+            agent = self.agent(AFTER_PLAN)?;
+        };
+        record_end(&rec, &outcome)?;
+        Ok(RunReport {
+            session_id: session_id.to_string(),
+            outcome,
+            steps,
+            text,
+        })
+    }
+
+    /// Records the prompt (titling a new session, making a revert final) and marks the session
+    /// busy; returns the session's plan file.
+    fn begin(&self, rec: &Recorder, session_id: &str, message: &str) -> Result<PathBuf, RunError> {
+        let s = &self.services;
+        let session = s.store.session(session_id)?;
+        if session.title.is_empty() {
+            rec.title(&title_of(message))?;
+        }
+        // A prompt after a revert makes it final: the taken-back messages leave for good.
+        crate::undo::commit_revert(&s.store, session_id)?;
+        let sent = UserMessage::new(now_ms(), &self.options.agent)
+            .sent_to(self.model.provider.name(), &self.model.api_model);
+        let user = rec.message(Role::User, &sent)?;
+        rec.part(&user.id, None, &TextPart::user(message).into())?;
+        rec.status(SessionStatus::Busy)?;
+        Ok(crate::session::agent_mode::plan_file(&s.info, &session))
+    }
+
+    /// Runs `agent`'s steps until the model is done or something stops the turn; `true` beside
+    /// the outcome when the user approved a plan.
+    async fn agent_steps(
+        &self,
+        cx: &TurnCx<'_>,
+        agent: &AgentInfo,
+        steps: &mut u32,
+        text: &mut String,
+    ) -> Result<(RunOutcome, bool), RunError> {
+        let (s, opts) = (&self.services, &self.options);
+        let ruleset = self.ruleset(agent)?;
+        let surface = self.surface_with(ruleset.clone());
+        let specs = tool_specs(&surface);
+        let model_ref = ModelRef {
+            provider_id: self.model.provider.name().to_string(),
+            model_id: self.model.api_model.clone(),
+        };
+        let prompt = agent.prompt.as_deref().or(opts.agent_prompt.as_deref());
+        let system =
+            crate::session::prompt::for_run(s, &self.model.id, prompt, &surface, &ruleset).await;
+        let doom = Mutex::new(DoomGuard::new());
+        let invalid = s.registry.get("invalid");
+        let call_env = CallEnv {
+            recorder: cx.rec,
+            surface: &surface,
+            invalid: invalid.as_ref(),
+            permission: &s.permission,
+            ruleset: &ruleset,
+            agent: &agent.name,
+            model: &self.model.api_model,
+            plan_file: Some(cx.plan_file),
+            continue_on_deny: s.config.experimental.continue_loop_on_deny,
+            doom: &doom,
+            early_calls: opts.early_calls,
+            cancel: cx.cancel,
+        };
+        let info = cx.settings.info.as_ref();
+        let step_env = StepEnv {
+            recorder: cx.rec,
+            provider: self.model.provider.as_ref(),
+            model: &model_ref,
+            agent: &agent.name,
+            system: &system,
+            tools: &specs,
+            cancel: cx.cancel,
+            calls: &call_env,
+            max_tokens: cx.settings.max_tokens,
+            reasoning: &cx.settings.reasoning,
+            temperature: agent.temperature,
+            // The run's own choice (tests), else the catalogue's word for the model.
+            interleaved: opts
+                .interleaved
+                .as_deref()
+                .or(info.and_then(|i| i.interleaved.as_deref())),
+            no_cache: cx.settings.no_cache,
+        };
+        // The agent's own budget, within the run's.
+        let max_steps = agent
+            .steps
+            .map_or(opts.max_steps, |n| n.min(opts.max_steps));
+        loop {
+            if cx.cancel.is_cancelled() {
+                return Ok((RunOutcome::Cancelled, false));
+            }
+            if *steps >= max_steps {
+                return Ok((RunOutcome::StepLimit { steps: *steps }, false));
+            }
+            *steps += 1;
+            let step_span = crate::session::spans::step(cx.session_id, *steps);
+            let end = self.attempt(cx, &step_env, agent, &step_span).await?;
+            if let Next::Stop(outcome, switch) = self.settle(cx, end, text, step_span).await? {
+                return Ok((outcome, switch));
+            }
+        }
+    }
+
+    /// Sends one step until it finishes or fails for good: a context overflow compacts and
+    /// sends it again once; a retryable failure waits and retries within the budget.
+    async fn attempt<'e>(
+        &self,
+        cx: &TurnCx<'_>,
+        env: &StepEnv<'e>,
+        agent: &AgentInfo,
+        step_span: &tracing::Span,
+    ) -> Result<StepEnd<'e>, RunError> {
+        let (s, opts) = (&self.services, &self.options);
+        let mut attempt = 0;
+        let (mut overflow, mut compacted_on_overflow) = (false, false);
+        loop {
+            let small = opts.small_model.as_ref();
+            if let Some(e) = compact::before_step(env, cx.settings, overflow, small).await? {
+                return Ok(StepEnd::Broken(e));
+            }
+            overflow = false;
+            let stored = crate::undo::conversation(&s.store, cx.session_id)?;
+            let mut history = chat_history(&stored);
+            crate::session::agent_mode::remind(&mut history, &stored, &agent.name, cx.plan_file);
+            let will_retry = attempt < opts.max_retries;
+            let end = run_step(env, history, will_retry)
+                .instrument(step_span.clone())
+                .await?;
+            match &end {
+                // Too long for the model: compact and send the step again, once.
+                StepEnd::Broken(e) if e.is_context_overflow() && !compacted_on_overflow => {
+                    (overflow, compacted_on_overflow) = (true, true);
+                }
+                StepEnd::Broken(e) if will_retry && e.retryable() && !cx.cancel.is_cancelled() => {
+                    attempt += 1;
+                    let wait = retry_wait(opts.retry_delay, attempt, e.retry_after());
+                    cx.rec.status(SessionStatus::Retry {
+                        attempt,
+                        message: e.to_string(),
+                        wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                    })?;
+                    tokio::select! {
+                        () = s.clock.sleep(wait) => {}
+                        () = cx.cancel.cancelled() => {}
+                    }
+                }
+                _ => return Ok(end),
+            }
+        }
+    }
+
+    /// Finishes a step the model ended: runs out its calls, records its message, and says
+    /// whether the turn goes on.
+    async fn settle(
+        &self,
+        cx: &TurnCx<'_>,
+        end: StepEnd<'_>,
+        text: &mut String,
+        step_span: tracing::Span,
+    ) -> Result<Next, RunError> {
+        let (message, reason, usage, calls, step_text) = match end {
+            StepEnd::Broken(e)
+                if cx.cancel.is_cancelled() || e == crate::provider::ProviderError::Cancelled =>
+            {
+                return Ok(Next::Stop(RunOutcome::Cancelled, false));
+            }
+            StepEnd::Broken(e) => {
+                cx.rec.error(error_name(&e), &e.to_string())?;
+                let error = e.to_string();
+                return Ok(Next::Stop(RunOutcome::Failed { error }, false));
+            }
+            StepEnd::Finished {
+                message,
+                reason,
+                usage,
+                calls,
+                text,
+            } => (message, reason, usage, calls, text),
+        };
+        if !step_text.is_empty() {
+            *text = step_text;
+        }
+        let results = calls.finish().instrument(step_span).await?;
+        let cost = cx.settings.cost(&usage.unwrap_or_default());
+        message.finish(cx.rec, &reason, usage, cost)?;
+        let stop = |outcome| Ok(Next::Stop(outcome, false));
+        if cx.cancel.is_cancelled() || results.iter().any(|r| r.end == CallEnd::Cancelled) {
+            return stop(RunOutcome::Cancelled);
+        }
+        if let Some(halt) = results.iter().find(|r| r.end == CallEnd::Halted) {
+            let reason = halt.output.clone();
+            return stop(RunOutcome::Stopped { reason });
+        }
+        if results.is_empty() {
+            return stop(RunOutcome::Completed);
+        }
+        let approved = |r: &&crate::session::execute::CallOutcome| {
+            r.name == PLAN_EXIT && r.end == CallEnd::Completed
+        };
+        if results.iter().any(|r| approved(&r)) {
+            return Ok(Next::Stop(RunOutcome::Completed, true));
+        }
+        Ok(Next::Step)
+    }
+
+    /// The user approved the plan: a message naming it, for the build agent that takes over.
+    fn hand_over(&self, rec: &Recorder, plan_file: &Path) -> Result<(), RunError> {
+        let shown = strata_services::fs::relative_to(&self.services.info.worktree, plan_file);
+        let next = rec.message(Role::User, &UserMessage::new(now_ms(), AFTER_PLAN))?;
+        let text = TextPart::user(&approval_message(&shown));
+        rec.part(&next.id, None, &text.into())?;
+        Ok(())
+    }
+}
+
+/// The tools as the model sees them.
+fn tool_specs(surface: &[ErasedTool]) -> Vec<ToolSpec> {
+    surface
+        .iter()
+        .map(|t| ToolSpec {
+            name: t.id.to_string(),
+            description: t.description.clone(),
+            parameters: (*t.schema).clone(),
+        })
+        .collect()
+}
+
+/// Records why a turn that did not complete ended, and marks the session idle.
+fn record_end(rec: &Recorder, outcome: &RunOutcome) -> Result<(), RunError> {
+    match outcome {
+        RunOutcome::Cancelled => {
+            rec.error("MessageAbortedError", "The run was cancelled by the user.")?;
+        }
+        RunOutcome::StepLimit { steps } => {
+            let msg = format!(
+                "The run stopped after {steps} steps while the model still wanted to call tools. \
+                 Continue it with --continue, or allow more with --max-steps."
+            );
+            rec.error("StepLimitError", &msg)?;
+        }
+        _ => {}
+    }
+    rec.status(SessionStatus::Idle)?;
+    Ok(())
+}
