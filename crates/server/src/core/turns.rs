@@ -137,6 +137,13 @@ enum Work {
 }
 
 /// `trn_` + a process-wide counter + the time: unique in the process.
+/// A prompt without text.
+const NO_TEXT: &str = r#"parts: the prompt has no text part with text in it; send {"parts":[{"type":"text","text":"…"}]}"#;
+/// A shell request without a command.
+const NO_COMMAND: &str = r#"command: the command is empty; send {"command":"…"}"#;
+/// A prompt that names no model where the config has none either.
+const NO_MODEL: &str = r#"model: the prompt names no model and the project's config has no "model"; send {"model":{"providerID","modelID"}}"#;
+
 fn turn_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let ms = strata_agent::store::now_ms();
@@ -152,11 +159,7 @@ impl ServerCore {
     ) -> Result<TurnHandle, CoreError> {
         let text = body.text();
         if text.trim().is_empty() {
-            return Err(CoreError::BadRequest(
-                "parts: the prompt has no text part with text in it; send \
-                 {\"parts\":[{\"type\":\"text\",\"text\":\"…\"}]}"
-                    .into(),
-            ));
+            return Err(CoreError::BadRequest(NO_TEXT.into()));
         }
         let (runner, directory) = self
             .runner_for(session_id, body.agent.clone(), body.model.as_ref())
@@ -184,9 +187,7 @@ impl ServerCore {
         model: Option<&ModelChoice>,
     ) -> Result<TurnHandle, CoreError> {
         if command.trim().is_empty() {
-            return Err(CoreError::BadRequest(
-                "command: the command is empty; send {\"command\":\"…\"}".into(),
-            ));
+            return Err(CoreError::BadRequest(NO_COMMAND.into()));
         }
         let (runner, directory) = self.runner_for(session_id, agent, model).await?;
         let slot = self.inner.turns.slot(session_id);
@@ -215,13 +216,8 @@ impl ServerCore {
         let services = entry.services.clone();
         let model_id = match model {
             Some(m) => format!("{}/{}", m.provider_id, m.model_id),
-            None => services.config.model.clone().ok_or_else(|| {
-                CoreError::BadRequest(
-                    "model: the prompt names no model and the project's config has no \
-                     \"model\"; send {\"model\":{\"providerID\",\"modelID\"}}"
-                        .into(),
-                )
-            })?,
+            None => (services.config.model.clone())
+                .ok_or_else(|| CoreError::BadRequest(NO_MODEL.into()))?,
         };
         let resolved = services
             .resolver()
@@ -300,29 +296,12 @@ impl ServerCore {
             start: start + 1,
             directory: directory.to_string(),
         });
-        let (sink, mut events) = tokio::sync::mpsc::unbounded_channel();
-        let hub = self.hub().clone();
-        let dir = directory.to_string();
-        let deltas = tokio::spawn(async move {
-            while let Some(event) = events.recv().await {
-                if let LoopEvent::TextDelta {
-                    session_id,
-                    message_id,
-                    part_id,
-                    delta,
-                } = event
-                {
-                    let event = ServerEvent::PartDelta {
-                        session_id,
-                        message_id,
-                        part_id: part_id.clone(),
-                        field: "text".into(),
-                        delta,
-                    };
-                    hub.publish_delta(Frame::live(Some(dir.clone()), event), part_id);
-                }
-            }
-        });
+        let (sink, events) = tokio::sync::mpsc::unbounded_channel();
+        let deltas = tokio::spawn(forward_deltas(
+            events,
+            self.hub().clone(),
+            directory.to_string(),
+        ));
         let result = match work {
             Work::Prompt(text) => runner.run(session_id, text, cancel, Some(sink)).await,
             Work::Shell(command) => runner.shell(session_id, command, cancel, Some(sink)).await,
@@ -348,5 +327,32 @@ impl ServerCore {
             .into_iter()
             .rev()
             .find(|m| m.info.role == strata_agent::store::Role::Assistant))
+    }
+}
+
+/// Sends the loop's text deltas to the event fan-out as `message.part.delta` events, until the
+/// turn drops its sender.
+async fn forward_deltas(
+    mut events: tokio::sync::mpsc::UnboundedReceiver<LoopEvent>,
+    hub: super::hub::Hub,
+    dir: String,
+) {
+    while let Some(event) = events.recv().await {
+        if let LoopEvent::TextDelta {
+            session_id,
+            message_id,
+            part_id,
+            delta,
+        } = event
+        {
+            let event = ServerEvent::PartDelta {
+                session_id,
+                message_id,
+                part_id: part_id.clone(),
+                field: "text".into(),
+                delta,
+            };
+            hub.publish_delta(Frame::live(Some(dir.clone()), event), part_id);
+        }
     }
 }
