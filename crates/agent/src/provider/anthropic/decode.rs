@@ -74,6 +74,13 @@ fn message_start(state: &mut DecodeState, message: Option<&Value>) -> Result<(),
     }
 }
 
+/// The string field `k` of `v`.
+fn str_of(v: Option<&Value>, k: &str) -> Option<String> {
+    v.and_then(|v| v.get(k))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 /// Handles one event of the stream.
 pub(super) fn decode(
     ev: SseEvent,
@@ -96,78 +103,10 @@ pub(super) fn decode(
         .or(ev.event.as_deref())
         .unwrap_or_default();
     let slot = data.get("index").and_then(Value::as_u64).unwrap_or(0);
-    let str_of = |v: Option<&Value>, k: &str| {
-        v.and_then(|v| v.get(k))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
     match kind {
         "message_start" => message_start(state, data.get("message"))?,
-        "content_block_start" => {
-            let block = data.get("content_block");
-            match str_of(block, "type").as_deref() {
-                Some("text") => {
-                    if let Some(text) = str_of(block, "text").filter(|t| !t.is_empty()) {
-                        out.push(StreamEvent::TextDelta(text));
-                    }
-                }
-                Some("thinking") => {
-                    state.reasoning = Some((slot, str_of(block, "signature").unwrap_or_default()));
-                    if let Some(text) = str_of(block, "thinking").filter(|t| !t.is_empty()) {
-                        out.push(StreamEvent::ReasoningDelta(text));
-                    }
-                }
-                Some("redacted_thinking") => {
-                    out.push(StreamEvent::RedactedReasoning(
-                        str_of(block, "data").unwrap_or_default(),
-                    ));
-                }
-                Some("tool_use") => {
-                    let id = str_of(block, "id");
-                    let name = str_of(block, "name");
-                    // Streamed blocks start with `input: {}`; a gateway may send it whole.
-                    let input = block
-                        .and_then(|b| b.get("input"))
-                        .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
-                        .map(Value::to_string);
-                    out.extend(state.calls.push(
-                        slot,
-                        id.as_deref(),
-                        name.as_deref(),
-                        input.as_deref(),
-                    ));
-                }
-                _ => {}
-            }
-        }
-        "content_block_delta" => {
-            let delta = data.get("delta");
-            match str_of(delta, "type").as_deref() {
-                Some("text_delta") => {
-                    if let Some(text) = str_of(delta, "text").filter(|t| !t.is_empty()) {
-                        out.push(StreamEvent::TextDelta(text));
-                    }
-                }
-                Some("thinking_delta") => {
-                    if let Some(text) = str_of(delta, "thinking").filter(|t| !t.is_empty()) {
-                        out.push(StreamEvent::ReasoningDelta(text));
-                    }
-                }
-                Some("signature_delta") => {
-                    if let (Some((_, signature)), Some(part)) =
-                        (&mut state.reasoning, str_of(delta, "signature"))
-                    {
-                        signature.push_str(&part);
-                    }
-                }
-                // Only a client `tool_use` block started a call in this slot.
-                Some("input_json_delta") if state.calls.has_slot(slot) => {
-                    let part = str_of(delta, "partial_json");
-                    out.extend(state.calls.push(slot, None, None, part.as_deref()));
-                }
-                _ => {}
-            }
-        }
+        "content_block_start" => block_start(state, slot, data.get("content_block"), out),
+        "content_block_delta" => block_delta(state, slot, data.get("delta"), out),
         "content_block_stop" => match state.reasoning.take() {
             Some((open, signature)) if open == slot => out.push(StreamEvent::ReasoningEnd {
                 signature: Some(signature).filter(|s| !s.is_empty()),
@@ -196,6 +135,81 @@ pub(super) fn decode(
         _ => {}
     }
     Ok(())
+}
+
+/// A content block starts: text, thinking, redacted thinking, or a client `tool_use` call.
+/// Server-side blocks (`server_tool_use`, `*_tool_result`) start nothing of ours.
+fn block_start(
+    state: &mut DecodeState,
+    slot: u64,
+    block: Option<&Value>,
+    out: &mut Vec<StreamEvent>,
+) {
+    match str_of(block, "type").as_deref() {
+        Some("text") => {
+            if let Some(text) = str_of(block, "text").filter(|t| !t.is_empty()) {
+                out.push(StreamEvent::TextDelta(text));
+            }
+        }
+        Some("thinking") => {
+            state.reasoning = Some((slot, str_of(block, "signature").unwrap_or_default()));
+            if let Some(text) = str_of(block, "thinking").filter(|t| !t.is_empty()) {
+                out.push(StreamEvent::ReasoningDelta(text));
+            }
+        }
+        Some("redacted_thinking") => {
+            let data = str_of(block, "data").unwrap_or_default();
+            out.push(StreamEvent::RedactedReasoning(data));
+        }
+        Some("tool_use") => {
+            let id = str_of(block, "id");
+            let name = str_of(block, "name");
+            // Streamed blocks start with `input: {}`; a gateway may send it whole.
+            let input = block
+                .and_then(|b| b.get("input"))
+                .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
+                .map(Value::to_string);
+            let pushed = state
+                .calls
+                .push(slot, id.as_deref(), name.as_deref(), input.as_deref());
+            out.extend(pushed);
+        }
+        _ => {}
+    }
+}
+
+/// A piece of the open block: text, thinking, a signature, or a call's arguments.
+fn block_delta(
+    state: &mut DecodeState,
+    slot: u64,
+    delta: Option<&Value>,
+    out: &mut Vec<StreamEvent>,
+) {
+    match str_of(delta, "type").as_deref() {
+        Some("text_delta") => {
+            if let Some(text) = str_of(delta, "text").filter(|t| !t.is_empty()) {
+                out.push(StreamEvent::TextDelta(text));
+            }
+        }
+        Some("thinking_delta") => {
+            if let Some(text) = str_of(delta, "thinking").filter(|t| !t.is_empty()) {
+                out.push(StreamEvent::ReasoningDelta(text));
+            }
+        }
+        Some("signature_delta") => {
+            if let (Some((_, signature)), Some(part)) =
+                (&mut state.reasoning, str_of(delta, "signature"))
+            {
+                signature.push_str(&part);
+            }
+        }
+        // Only a client `tool_use` block started a call in this slot.
+        Some("input_json_delta") if state.calls.has_slot(slot) => {
+            let part = str_of(delta, "partial_json");
+            out.extend(state.calls.push(slot, None, None, part.as_deref()));
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
