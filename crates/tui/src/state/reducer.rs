@@ -8,7 +8,7 @@
 //! the snapshot.
 
 use crate::event::{Envelope, ServerEvent};
-use crate::model::{Busy, MessageWithParts, Snapshot};
+use crate::model::{Busy, MessageInfo, MessageWithParts, SessionInfo, Snapshot};
 use crate::state::{Connection, MessageView, SessionState, State};
 
 /// How many events may wait behind a missing one before the session is re-fetched.
@@ -139,15 +139,7 @@ impl State {
             ServerEvent::Connected => self.connection = Connection::Connected,
             ServerEvent::Heartbeat | ServerEvent::Other(_) => {}
             ServerEvent::Disposed => self.connection = Connection::Connecting,
-            ServerEvent::SessionUpdated(info) => {
-                if let Some(s) = self.session.as_mut().filter(|s| s.info.id == info.id) {
-                    s.info = info.clone();
-                }
-                self.sessions.retain(|s| s.id != info.id);
-                if info.parent_id.is_none() {
-                    self.sessions.insert(0, info);
-                }
-            }
+            ServerEvent::SessionUpdated(info) => self.session_updated(info),
             ServerEvent::SessionDeleted(id) => {
                 self.sessions.retain(|s| s.id != id);
                 if self.session_id() == Some(id.as_str()) {
@@ -169,26 +161,7 @@ impl State {
                     self.error = Some(message);
                 }
             }
-            ServerEvent::MessageUpdated(info) => {
-                let version = self.tick();
-                let Some(s) = self.open(&info.session_id) else {
-                    return;
-                };
-                match s.index.get(&info.id) {
-                    Some(&i) => {
-                        s.messages[i].info = info;
-                        s.messages[i].version = version;
-                    }
-                    None => {
-                        s.index.insert(info.id.clone(), s.messages.len());
-                        s.messages.push(MessageView {
-                            info,
-                            parts: vec![],
-                            version,
-                        });
-                    }
-                }
-            }
+            ServerEvent::MessageUpdated(info) => self.message_updated(info),
             ServerEvent::MessageRemoved {
                 session_id,
                 message_id,
@@ -198,8 +171,59 @@ impl State {
                     s.reindex();
                 }
             }
+            event @ (ServerEvent::PartUpdated(_)
+            | ServerEvent::PartDelta { .. }
+            | ServerEvent::PartRemoved { .. }) => self.part_event(event),
+            event @ (ServerEvent::PermissionAsked(_)
+            | ServerEvent::PermissionReplied { .. }
+            | ServerEvent::QuestionAsked(_)
+            | ServerEvent::QuestionDone { .. }) => self.ask_event(event),
+            ServerEvent::TodoUpdated { session_id, todos } => {
+                if let Some(s) = self.open(&session_id) {
+                    s.todos = todos;
+                }
+            }
+        }
+    }
+
+    /// A session changed: the open one takes its new info, the list moves it to the top.
+    fn session_updated(&mut self, info: SessionInfo) {
+        if let Some(s) = self.session.as_mut().filter(|s| s.info.id == info.id) {
+            s.info = info.clone();
+        }
+        self.sessions.retain(|s| s.id != info.id);
+        if info.parent_id.is_none() {
+            self.sessions.insert(0, info);
+        }
+    }
+
+    /// A message of the open session was created or changed.
+    fn message_updated(&mut self, info: MessageInfo) {
+        let version = self.tick();
+        let Some(s) = self.open(&info.session_id) else {
+            return;
+        };
+        match s.index.get(&info.id) {
+            Some(&i) => {
+                s.messages[i].info = info;
+                s.messages[i].version = version;
+            }
+            None => {
+                s.index.insert(info.id.clone(), s.messages.len());
+                s.messages.push(MessageView {
+                    info,
+                    parts: vec![],
+                    version,
+                });
+            }
+        }
+    }
+
+    /// A part was stored whole, grew by a delta, or was removed.
+    fn part_event(&mut self, event: ServerEvent) {
+        let version = self.tick();
+        match event {
             ServerEvent::PartUpdated(part) => {
-                let version = self.tick();
                 let Some(m) = self.message_mut(&part.session_id, &part.message_id, version) else {
                     return;
                 };
@@ -215,7 +239,6 @@ impl State {
                 field,
                 delta,
             } => {
-                let version = self.tick();
                 if let Some(m) = self.message_mut(&session_id, &message_id, version)
                     && let Some(p) = m.parts.iter_mut().find(|p| p.id == part_id)
                 {
@@ -227,11 +250,17 @@ impl State {
                 message_id,
                 part_id,
             } => {
-                let version = self.tick();
                 if let Some(m) = self.message_mut(&session_id, &message_id, version) {
                     m.parts.retain(|p| p.id != part_id);
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// A permission or question was asked or answered.
+    fn ask_event(&mut self, event: ServerEvent) {
+        match event {
             ServerEvent::PermissionAsked(req) => {
                 self.permissions.retain(|p| p.id != req.id);
                 self.permissions.push(req);
@@ -246,11 +275,7 @@ impl State {
             ServerEvent::QuestionDone { request_id, .. } => {
                 self.questions.retain(|q| q.id != request_id)
             }
-            ServerEvent::TodoUpdated { session_id, todos } => {
-                if let Some(s) = self.open(&session_id) {
-                    s.todos = todos;
-                }
-            }
+            _ => {}
         }
     }
 
