@@ -183,4 +183,20 @@ impl Store {
             .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
             .op(self.path(), "finding sessions left busy")
     }
+
+    /// Whether the session's latest `session.status` event is `idle` (or it has none).
+    pub fn session_idle(&self, session_id: &str) -> Result<bool, StoreError> {
+        let status: Option<String> = self
+            .conn()
+            .query_row(
+                "SELECT json_extract(data, '$.status.type') FROM events
+                 WHERE session_id = ?1 AND kind = 'session.status'
+                 ORDER BY seq DESC LIMIT 1",
+                [session_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .op(self.path(), "reading a session's status")?;
+        Ok(status.is_none_or(|s| s == "idle"))
+    }
 }

@@ -122,12 +122,10 @@ impl ServerCore {
         self.session(id)
     }
 
-    /// Deletes the session (and its children). A running turn is aborted first.
-    pub fn delete_session(&self, id: &str) -> Result<(), CoreError> {
+    /// Deletes the session (and its children); refused while a turn runs or waits in it.
+    pub async fn delete_session(&self, id: &str) -> Result<(), CoreError> {
         self.session_row(id)?;
-        if self.is_busy(id) {
-            return Err(CoreError::Busy(id.to_string()));
-        }
+        self.ensure_idle(id).await?;
         self.store()
             .delete_session(id)
             .map_err(|e| not_found(e, "session", id))

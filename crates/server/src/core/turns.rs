@@ -52,6 +52,8 @@ struct Slot {
     /// Turns queued or running.
     waiting: std::sync::atomic::AtomicUsize,
     running: Mutex<Option<Running>>,
+    /// Told when a turn's task has let go of the slot.
+    released: tokio::sync::Notify,
 }
 
 #[derive(Debug, Clone)]
@@ -61,6 +63,9 @@ struct Running {
     start: i64,
     directory: String,
 }
+
+/// How long a request waits for a turn that has stored its end to let go of its session.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[derive(Debug, Default)]
 pub(crate) struct Turns {
@@ -112,6 +117,28 @@ impl Turns {
         lock(&self.slots)
             .get(session_id)
             .is_some_and(|s| s.waiting.load(Ordering::SeqCst) > 0)
+    }
+
+    /// Waits for the session's one turn to let go of its slot when `ended` says it has
+    /// already stored its end; false when a turn still runs or waits (or does not let go
+    /// within [`SETTLE`]).
+    async fn settle(&self, session_id: &str, ended: impl Fn() -> bool) -> bool {
+        let Some(slot) = lock(&self.slots).get(session_id).cloned() else {
+            return true;
+        };
+        let wait = async {
+            loop {
+                let released = slot.released.notified();
+                tokio::pin!(released);
+                released.as_mut().enable();
+                match slot.waiting.load(Ordering::SeqCst) {
+                    0 => return true,
+                    1 if ended() => released.await,
+                    _ => return false,
+                }
+            }
+        };
+        tokio::time::timeout(SETTLE, wait).await.unwrap_or(false)
     }
 
     pub(crate) fn earliest_running_start(&self, filter: &EventFilter) -> Option<i64> {
@@ -190,6 +217,7 @@ impl ServerCore {
             return Err(CoreError::BadRequest(NO_COMMAND.into()));
         }
         let (runner, directory) = self.runner_for(session_id, agent, model).await?;
+        self.ensure_idle(session_id).await?;
         let slot = self.inner.turns.slot(session_id);
         // Claimed only when nothing runs or waits, so a prompt cannot slip in before it.
         if slot
@@ -267,6 +295,7 @@ impl ServerCore {
                 .run_turn(&turn, &slot, &sid, &directory, &runner, &work)
                 .await;
             slot.waiting.fetch_sub(1, Ordering::SeqCst);
+            slot.released.notify_waiters();
             let _ = done_tx.send(result);
         });
         TurnHandle {
@@ -315,6 +344,19 @@ impl ServerCore {
         })
     }
 
+    /// Refuses with [`CoreError::Busy`] while a turn runs or waits in the session. A turn
+    /// that has stored its `idle` status, which is what a client waits for before it undoes
+    /// or runs a shell command, has only its task's last steps left: those are waited for.
+    pub(crate) async fn ensure_idle(&self, session_id: &str) -> Result<(), CoreError> {
+        let store = self.store();
+        let ended = || matches!(store.session_idle(session_id), Ok(true));
+        if self.inner.turns.settle(session_id, ended).await {
+            Ok(())
+        } else {
+            Err(CoreError::Busy(session_id.to_string()))
+        }
+    }
+
     /// Whether the session has a turn running or queued.
     pub fn is_busy(&self, session_id: &str) -> bool {
         self.inner.turns.is_busy(session_id)
@@ -354,5 +396,38 @@ async fn forward_deltas(
             };
             hub.publish_delta(Frame::live(Some(dir.clone()), event), part_id);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turns_with(session: &str, waiting: usize) -> (Turns, Arc<Slot>) {
+        let turns = Turns::default();
+        let slot = turns.slot(session);
+        slot.waiting.store(waiting, Ordering::SeqCst);
+        (turns, slot)
+    }
+
+    #[tokio::test]
+    async fn a_turn_that_stored_its_end_is_waited_for_until_it_lets_go() {
+        let (turns, slot) = turns_with("ses_a", 1);
+        let settle = turns.settle("ses_a", || true);
+        tokio::pin!(settle);
+        // Still held: the settle waits rather than answering.
+        assert!(futures::poll!(settle.as_mut()).is_pending());
+        slot.waiting.fetch_sub(1, Ordering::SeqCst);
+        slot.released.notify_waiters();
+        assert!(settle.await);
+    }
+
+    #[tokio::test]
+    async fn a_running_or_queued_turn_is_refused_at_once() {
+        let (turns, _slot) = turns_with("ses_b", 1);
+        assert!(!turns.settle("ses_b", || false).await, "still running");
+        let (turns, _slot) = turns_with("ses_c", 2);
+        assert!(!turns.settle("ses_c", || true).await, "another turn queued");
+        assert!(Turns::default().settle("ses_none", || false).await);
     }
 }

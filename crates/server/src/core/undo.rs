@@ -26,9 +26,7 @@ impl ServerCore {
 
     /// `POST /session/:id/revert`: files back to before `message_id`, later messages hidden.
     pub async fn revert(&self, id: &str, message_id: &str) -> Result<SessionInfo, CoreError> {
-        if self.is_busy(id) {
-            return Err(CoreError::Busy(id.to_string()));
-        }
+        self.ensure_idle(id).await?;
         self.undo_of(id)
             .await?
             .revert(id, message_id)
@@ -39,9 +37,7 @@ impl ServerCore {
 
     /// `POST /session/:id/unrevert`: files and messages as they were before the revert.
     pub async fn unrevert(&self, id: &str) -> Result<SessionInfo, CoreError> {
-        if self.is_busy(id) {
-            return Err(CoreError::Busy(id.to_string()));
-        }
+        self.ensure_idle(id).await?;
         self.undo_of(id)
             .await?
             .unrevert(id)

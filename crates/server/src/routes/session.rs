@@ -70,7 +70,7 @@ async fn update(
 }
 
 async fn delete(State(s): State<AppState>, Path(id): Path<String>) -> Result<bool> {
-    s.core.delete_session(&id)?;
+    s.core.delete_session(&id).await?;
     Ok(Json(true))
 }
 
