@@ -6,6 +6,7 @@ use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{Value, json};
+use strata_services::config::redact_secrets;
 
 use crate::core::catalog;
 use crate::core::convert::project_id;
@@ -47,11 +48,13 @@ async fn path(State(s): State<AppState>, Directory(dir): Directory) -> Result {
 
 async fn config(State(s): State<AppState>, Directory(dir): Directory) -> Result {
     let entry = s.core.instance(&dir).await?;
-    let mut raw = entry.services.config.raw.clone();
-    if !raw.is_object() {
-        raw = json!({});
-    }
-    Ok(Json(raw))
+    // Keys and tokens stay on the server: a client that shows the config never needs them.
+    let raw = &entry.services.config.raw;
+    Ok(Json(if raw.is_object() {
+        redact_secrets(raw)
+    } else {
+        json!({})
+    }))
 }
 
 async fn agent(State(s): State<AppState>, Directory(dir): Directory) -> Result {

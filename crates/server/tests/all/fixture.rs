@@ -85,7 +85,10 @@ impl Builder {
         let model = ModelServer::start(self.script);
         let mut config = self.config;
         config["model"] = json!(format!("{}/{}", MODEL.0, MODEL.1));
-        config["provider"] = json!({"openai": {"baseURL": model.url()}});
+        if !config["provider"].is_object() {
+            config["provider"] = json!({});
+        }
+        config["provider"]["openai"] = json!({"baseURL": model.url()});
         for id in &self.served_as {
             config["provider"][*id] = json!({"options": {"baseURL": model.url()}});
         }

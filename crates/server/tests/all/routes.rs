@@ -250,6 +250,21 @@ async fn context_routes_answer_in_opencodes_shapes() {
 }
 
 #[tokio::test]
+async fn the_config_is_served_with_its_keys_hidden() {
+    let s = server(vec![])
+        .config(json!({"provider": {"groq": {"options": {"apiKey": "gsk-sekrit", "timeout": 5}}}}))
+        .start()
+        .await;
+    let config = s.get("/config").await;
+    assert_eq!(config.status, StatusCode::OK);
+    let groq = &config.body["provider"]["groq"]["options"];
+    assert_eq!(groq["apiKey"], "***", "{}", config.body);
+    assert_eq!(groq["timeout"], 5, "other settings stay readable");
+    assert!(!config.body.to_string().contains("gsk-sekrit"));
+    s.shutdown().await;
+}
+
+#[tokio::test]
 async fn the_openapi_document_lists_every_route_with_schemas_from_the_types() {
     let s = server(vec![]).start().await;
     let doc = s.get("/doc").await.body;
