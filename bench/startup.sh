@@ -23,8 +23,12 @@
 #   BASE_BIN=PATH    a baseline binary to compare against (optional)
 #   RUNS=N           hyperfine runs per command (default 30), WARMUP=N warm-ups (default 3)
 #   RSS_RUNS=N       runs whose peak RSS is measured (default 5; the median is shown)
+#   ORDER=PATH       measure nothing: run each command once under valgrind's callgrind and write
+#                    the candidate's functions they execute, in first-run order, to PATH (the
+#                    start-up order file, crates/cli/startup.order; see crates/cli/build.rs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -z "${ORDER:-}" ] || ORDER="$(realpath -m "$ORDER")"
 
 RUNS="${RUNS:-30}"
 WARMUP="${WARMUP:-3}"
@@ -120,6 +124,43 @@ for b in "${BINS[@]}"; do
   grep -q '"status":"completed"' "$WORK/check.jsonl" \
     || { echo "bench: ${b%%=*}: the run made no completed tool call" >&2; exit 1; }
 done
+
+# The functions of the binary that the commands execute, first run first, one per line.
+if [ -n "${ORDER:-}" ]; then
+  need valgrind valgrind
+  bin="${BINS[${#BINS[@]}-1]#*=}"
+  for c in "${COMMANDS[@]}"; do
+    # shellcheck disable=SC2086 # the arguments are words
+    valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$WORK/${c%%|*}.cg" \
+      "$bin" ${c#*|} > /dev/null
+  done
+  python3 - "$bin" "$ORDER" "$WORK" "${COMMANDS[@]}" <<'PY'
+import re, sys
+binary, out, work, commands = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+seen, order = set(), []
+for c in commands:
+    names, obs, ob = {}, {}, None
+    for line in open(f"{work}/{c.split('|')[0]}.cg"):
+        m = re.match(r"(c?ob|c?fn)=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+        if not m:
+            continue
+        kind, id_, name = m.groups()
+        table = obs if kind.endswith("ob") else names
+        if name is not None:
+            table[id_] = name
+        if kind == "ob":
+            ob = obs[id_]
+        elif kind == "fn" and ob == binary:
+            # Callgrind marks recursion levels with 'N; the symbol is the same.
+            sym = re.sub(r"'\d+$", "", names[id_])
+            if not sym.startswith("0x") and sym not in seen:
+                seen.add(sym)
+                order.append(sym)
+open(out, "w").write("\n".join(order) + "\n")
+print(f"bench: {len(order)} functions written to {out}")
+PY
+  exit 0
+fi
 
 # Median peak RSS in KiB of RSS_RUNS runs of a command.
 peak_rss() {

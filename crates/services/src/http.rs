@@ -3,8 +3,13 @@
 //!
 //! A non-success status is not an error: the caller gets the response and decides. Redirects
 //! are followed up to [`MAX_REDIRECTS`]. Every error names the URL it was about. Streaming
-//! callers (model providers) take the inner [`reqwest::Client`] through [`HttpClient::client`].
+//! callers take the inner [`reqwest::Client`] through [`HttpClient::client`].
+//!
+//! The client is built on first use, not when the graph is: building it reads every root
+//! certificate of the system, which a command that never goes online (`strata tools`, a run
+//! whose tools stay local) should not pay for.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -57,11 +62,8 @@ impl HttpResponse {
 /// Why a request failed. A non-success status is not an error.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    #[error("could not build the HTTP client: {source}; check the TLS setup of this build")]
-    Build {
-        #[source]
-        source: reqwest::Error,
-    },
+    #[error("could not build the HTTP client: {reason}; check the system's root certificates")]
+    Build { reason: String },
     #[error("`{url}` is not a valid URL ({reason}); pass an absolute http:// or https:// URL")]
     InvalidUrl { url: String, reason: String },
     #[error(
@@ -98,10 +100,10 @@ pub enum HttpError {
     },
 }
 
-/// Handle to the shared HTTP client.
-#[derive(Debug, Clone)]
+/// Handle to the shared HTTP client, built on first use.
+#[derive(Debug, Clone, Default)]
 pub struct HttpClient {
-    client: reqwest::Client,
+    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
 }
 
 impl strata_graph::Service for HttpClient {
@@ -109,38 +111,37 @@ impl strata_graph::Service for HttpClient {
 }
 
 impl HttpClient {
-    /// A client using rustls with the ring provider.
-    pub fn new() -> Result<Self, HttpError> {
-        // Fails only when a provider is already installed, which is what we want anyway.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .user_agent(concat!("strata/", env!("CARGO_PKG_VERSION")))
-            .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
-            .build()
-            .map_err(|source| HttpError::Build { source })?;
-        Ok(Self { client })
+    /// A handle whose client (rustls with the ring provider) is built on first use.
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// Wraps an existing client.
     pub fn from_client(client: reqwest::Client) -> Self {
-        Self { client }
+        Self {
+            client: Arc::new(OnceLock::from(Ok(client))),
+        }
     }
 
     /// The global-tier node.
     pub fn node() -> Node {
         Node::new(Tier::Global, |(): (), _scope: Scope| async move {
-            Ok::<_, BoxError>(HttpClient::new()?)
+            Ok::<_, BoxError>(HttpClient::new())
         })
     }
 
-    /// The inner client, for callers that stream responses themselves.
-    pub fn client(&self) -> reqwest::Client {
-        self.client.clone()
+    /// The inner client, for callers that stream responses themselves; built by the first
+    /// caller. A client that could not be built fails every call the same way.
+    pub fn client(&self) -> Result<reqwest::Client, HttpError> {
+        self.client
+            .get_or_init(build)
+            .clone()
+            .map_err(|reason| HttpError::Build { reason })
     }
 
     pub async fn get(&self, url: &str, opts: RequestOptions) -> Result<HttpResponse, HttpError> {
         let parsed = parse_url(url)?;
-        self.send(url, self.client.get(parsed), opts).await
+        self.send(url, self.client()?.get(parsed), opts).await
     }
 
     pub async fn post_json(
@@ -150,7 +151,7 @@ impl HttpClient {
         opts: RequestOptions,
     ) -> Result<HttpResponse, HttpError> {
         let parsed = parse_url(url)?;
-        self.send(url, self.client.post(parsed).json(body), opts)
+        self.send(url, self.client()?.post(parsed).json(body), opts)
             .await
     }
 
@@ -190,6 +191,16 @@ impl HttpClient {
             None => timed.await,
         }
     }
+}
+
+fn build() -> Result<reqwest::Client, String> {
+    // Fails only when a provider is already installed, which is what we want anyway.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .user_agent(concat!("strata/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+        .build()
+        .map_err(|e| e.to_string())
 }
 
 fn parse_url(url: &str) -> Result<reqwest::Url, HttpError> {
@@ -262,5 +273,22 @@ fn classify(url: &str, source: reqwest::Error) -> HttpError {
         }
     } else {
         HttpError::Request { url, source }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_client_is_built_once_by_its_first_user_and_shared_by_clones() {
+        let http = HttpClient::new();
+        let copy = http.clone();
+        assert!(http.client.get().is_none(), "built before anyone used it");
+        copy.client().unwrap();
+        assert!(
+            matches!(http.client.get(), Some(Ok(_))),
+            "a clone built its own"
+        );
     }
 }

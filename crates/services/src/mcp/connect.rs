@@ -16,6 +16,7 @@ use tokio::sync::{Mutex, mpsc};
 
 use super::stdio::{self, Diagnostics};
 use crate::config::{McpServer, McpTransport};
+use crate::http::HttpClient;
 use crate::process::{Child, ChildProcessSpawner, CommandSpec};
 
 /// Time a stopping server gets after its stdin closes before its group is killed.
@@ -25,7 +26,7 @@ const STOP_GRACE: Duration = Duration::from_millis(300);
 #[derive(Debug, Clone)]
 pub struct ConnectEnv {
     pub spawner: ChildProcessSpawner,
-    pub http: reqwest::Client,
+    pub http: HttpClient,
     /// A local server's `cwd` is relative to this folder (the project).
     pub project: PathBuf,
     /// Receives the name of a server that announced `notifications/tools/list_changed`.
@@ -128,7 +129,8 @@ pub(super) async fn connect(
         }
         McpTransport::Remote { url, headers } => {
             let config = remote_config(url, headers)?;
-            let transport = StreamableHttpClientTransport::with_client(env.http.clone(), config);
+            let http = env.http.client().map_err(|e| e.to_string())?;
+            let transport = StreamableHttpClientTransport::with_client(http, config);
             let running = tokio::time::timeout(limit, handler.serve(transport))
                 .await
                 .map_err(|_| timed_out())?

@@ -111,7 +111,7 @@ impl Mcp {
                 let (changed, rx) = mpsc::unbounded_channel();
                 let env = ConnectEnv {
                     spawner,
-                    http: http.client(),
+                    http,
                     project: info.directory.clone(),
                     changed,
                 };

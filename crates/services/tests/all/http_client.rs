@@ -59,7 +59,7 @@ async fn server() -> String {
 }
 
 fn client() -> HttpClient {
-    HttpClient::new().unwrap()
+    HttpClient::new()
 }
 
 #[tokio::test]
