@@ -3,9 +3,11 @@
 //! the provider id and the key in.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Read, Write};
 
-use nix::sys::termios::{LocalFlags, SetArg, Termios, tcgetattr, tcsetattr};
+use nix::sys::termios::{
+    LocalFlags, SetArg, SpecialCharacterIndices as Cc, Termios, tcgetattr, tcsetattr,
+};
 
 /// Where answers come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,17 +59,41 @@ fn from_tty(prompt: &str, hidden: bool) -> Result<String, String> {
     let mut out = &tty;
     out.write_all(prompt.as_bytes()).map_err(failed)?;
     out.flush().map_err(failed)?;
-    let mut line = String::new();
-    let read = BufReader::new(&tty).read_line(&mut line);
+    let interrupt = guard.as_ref().map(|g| g.interrupt);
+    let read = read_line(&tty, interrupt);
     drop(guard);
-    read.map_err(failed)?;
-    Ok(line)
+    let line = read.map_err(failed)?;
+    if interrupt.is_some_and(|c| line.contains(&c)) {
+        return Err("cancelled at the key prompt; nothing was stored".into());
+    }
+    String::from_utf8(line).map_err(|_| "the answer is not valid UTF-8; type it again".into())
+}
+
+/// One line from the terminal: up to a new line, the end of input, or `interrupt`, which ends
+/// a line too while [`EchoOff`] holds (a line-at-a-time terminal hands over one line per read).
+fn read_line(mut tty: &File, interrupt: Option<u8>) -> std::io::Result<Vec<u8>> {
+    let mut line = Vec::new();
+    let mut chunk = [0u8; 1024];
+    loop {
+        let n = tty.read(&mut chunk)?;
+        let got = &chunk[..n];
+        line.extend_from_slice(got);
+        if n == 0 || got.ends_with(b"\n") || interrupt.is_some_and(|c| got.contains(&c)) {
+            return Ok(line);
+        }
+    }
 }
 
 /// Echo off on the terminal until dropped, which restores the settings found.
+///
+/// The interrupt key (Ctrl+C) sends no signal meanwhile: a signal would end the process with
+/// echo still off, leaving the user's shell blind. It ends the line instead, and the answer is
+/// taken as cancelled.
 struct EchoOff<'a> {
     tty: &'a File,
     saved: Termios,
+    /// The terminal's interrupt character.
+    interrupt: u8,
 }
 
 impl<'a> EchoOff<'a> {
@@ -78,8 +104,15 @@ impl<'a> EchoOff<'a> {
         quiet.local_flags.remove(LocalFlags::ECHO);
         // Enter still shows as a new line, so the user sees the answer was taken.
         quiet.local_flags.insert(LocalFlags::ECHONL);
+        quiet.local_flags.remove(LocalFlags::ISIG);
+        let interrupt = saved.control_chars[Cc::VINTR as usize];
+        quiet.control_chars[Cc::VEOL as usize] = interrupt;
         tcsetattr(tty, SetArg::TCSANOW, &quiet).map_err(failed)?;
-        Ok(Self { tty, saved })
+        Ok(Self {
+            tty,
+            saved,
+            interrupt,
+        })
     }
 }
 

@@ -136,6 +136,31 @@ fn a_key_typed_on_a_terminal_is_not_echoed() {
 }
 
 #[test]
+fn ctrl_c_at_the_key_prompt_cancels_and_leaves_echo_on() {
+    let p = Project::new();
+    let mut base = Command::new(strata_bin());
+    p.environment(&mut base);
+    // The shell goes on after strata and prints the terminal's settings.
+    let line = format!(
+        "'{}' auth login groq; echo \"exit=$?\"; stty -a",
+        strata_bin().display()
+    );
+    let mut tty = Tty::spawn(&base, &line);
+    let limit = Duration::from_secs(60);
+    assert!(tty.wait_for("(not shown)", limit), "{}", tty.plain());
+    tty.send(b"half-typed\x03");
+    let status = tty.wait_exit(limit);
+    assert!(status.is_some(), "{}", tty.plain());
+    let shown = tty.plain();
+    assert!(shown.contains("cancelled at the key prompt"), "{shown}");
+    assert!(shown.contains("exit=1"), "{shown}");
+    let settings: Vec<&str> = shown.split_whitespace().collect();
+    assert!(settings.contains(&"echo"), "echo is still off: {shown}");
+    assert!(settings.contains(&"isig"), "signals are still off: {shown}");
+    assert!(!p.data.join("auth.json").exists());
+}
+
+#[test]
 fn models_lists_only_what_can_be_called_now() {
     let p = Project::new();
     let run = clean(&p, &["models"], &[("GROQ_API_KEY", "gsk-env")], None);
