@@ -22,6 +22,8 @@ use strata_tools::{ErasedTool, ToolCx, ToolError};
 
 use crate::asks::{Responder, SESSION_PREFIX, refusal};
 use crate::convert;
+use strata_tools::Tool;
+use strata_tools::task::TaskTool;
 
 /// The model whose surface is served when none is named: not a patch model, so the server
 /// offers `edit` and `write`, which any client can drive.
@@ -114,7 +116,7 @@ impl StrataMcp {
         ruleset.extend(non_interactive_rules());
         // Subagents start from a running agent loop, which an MCP client does not have.
         ruleset.push(strata_services::permission::Rule::new(
-            "task",
+            <TaskTool as Tool>::PERMISSION,
             "*",
             strata_services::permission::Action::Deny,
         ));
@@ -235,7 +237,7 @@ impl ServerHandler for StrataMcp {
                 None,
             ));
         };
-        let may_task = surface.iter().any(|t| t.id == "task");
+        let may_task = surface.iter().any(|t| t.id == <TaskTool as Tool>::ID);
         let input = serde_json::Value::Object(req.arguments.unwrap_or_default()).to_string();
         Ok(self.run(tool, input, &cx, may_task).await.into())
     }

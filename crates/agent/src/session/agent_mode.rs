@@ -15,7 +15,7 @@ use crate::provider::ChatMessage;
 use crate::store::{Message, Part, Role, Session};
 
 /// The tool whose success hands the turn to the build agent.
-pub const PLAN_EXIT: &str = "plan_exit";
+pub const PLAN_EXIT: &str = <strata_tools::plan_exit::PlanExit as strata_tools::Tool>::ID;
 
 /// The agent that takes over from an approved plan.
 pub const AFTER_PLAN: &str = DEFAULT_AGENT;

@@ -15,6 +15,10 @@ use super::record::Recorder;
 use crate::doom::DoomGuard;
 use crate::provider::ToolCall;
 use crate::store::{StoreError, now_ms};
+use strata_tools::invalid::Invalid;
+
+/// The tool an unknown or malformed call goes to.
+const INVALID: &str = <Invalid as strata_tools::Tool>::ID;
 
 /// What every call of a run shares.
 #[derive(Debug)]
@@ -130,7 +134,7 @@ pub fn prepare(env: &CallEnv<'_>, message_id: &str, part_id: &str, call: &ToolCa
                 available.join(", ")
             );
             let args = json!({"tool": call.name, "error": error}).to_string();
-            (env.invalid.cloned(), "invalid".to_string(), args)
+            (env.invalid.cloned(), INVALID.to_string(), args)
         }
     };
     let input = serde_json::from_str(&arguments).unwrap_or(Value::String(arguments.clone()));

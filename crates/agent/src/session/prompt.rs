@@ -17,6 +17,7 @@ use strata_services::skills::Skill;
 use strata_tools::ErasedTool;
 
 use super::LoopServices;
+use strata_tools::skill::SkillTool;
 
 const BASE: &str = include_str!("prompts/base.md");
 const GPT_NOTES: &str = include_str!("prompts/gpt.md");
@@ -117,7 +118,7 @@ pub async fn for_run(
     // The skills reach the model here, not in the tool's description, which stays stable.
     let skills = surface
         .iter()
-        .any(|t| t.id == "skill")
+        .any(|t| t.id == <SkillTool as strata_tools::Tool>::ID)
         .then(|| skills_section(services.skills.listed(ruleset)))
         .flatten();
     assemble(&PromptInput {

@@ -25,7 +25,7 @@ use crate::provider::{FinishReason, ToolCall};
 use crate::store::{Role, now_ms};
 
 /// The tool a shell request runs.
-pub const SHELL_TOOL: &str = "bash";
+pub const SHELL_TOOL: &str = <strata_tools::bash::Bash as strata_tools::Tool>::ID;
 
 /// What the user message of a shell request says (the model reads it with the call).
 fn announcement(command: &str) -> String {

@@ -4,6 +4,9 @@
 
 use serde_json::Value;
 use strata_services::permission::{Action, Rule, Ruleset};
+use strata_tools::Tool as _;
+use strata_tools::task::TaskTool;
+use strata_tools::todowrite::TodoWrite;
 
 /// The session rules of a child whose agent has `agent_rules`, started from a session with
 /// `parent_session_rules`, under the merged config document `raw`.
@@ -13,7 +16,7 @@ pub fn child_rules(parent_session_rules: &[Rule], agent_rules: &[Rule], raw: &Va
         .filter(|r| r.permission == "external_directory" || r.action == Action::Deny)
         .cloned()
         .collect();
-    for tool in ["todowrite", "task"] {
+    for tool in [TodoWrite::PERMISSION, TaskTool::PERMISSION] {
         if !agent_rules.iter().any(|r| r.permission == tool) {
             rules.push(Rule::new(tool, "*", Action::Deny));
         }

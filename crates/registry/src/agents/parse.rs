@@ -120,9 +120,18 @@ fn permission_rules(map: &Map<String, Value>, home: &Path) -> Result<Ruleset, Ke
     }
 }
 
-/// The older `tools: {name: false}` switches, as rules: `false` denies the tool (`write` and
-/// `apply_patch` are checked as `edit`), `true` allows it.
+/// The older `tools: {name: false}` switches, as rules: `false` denies the tool's permission
+/// (a built-in tool's, as its definition declares: `write` and `apply_patch` ask as `edit`),
+/// `true` allows it. A name no built-in has (an MCP tool) is its own permission.
 fn tools_rules(map: &Map<String, Value>) -> Result<Ruleset, KeyError> {
+    tools_rules_over(map, &strata_tools::builtin())
+}
+
+/// [`tools_rules`] over the tool definitions `defs`.
+pub(super) fn tools_rules_over(
+    map: &Map<String, Value>,
+    defs: &[strata_tools::ToolDef],
+) -> Result<Ruleset, KeyError> {
     let Some(tools) = map.get("tools").filter(|v| !v.is_null()) else {
         return Ok(Ruleset::new());
     };
@@ -138,10 +147,10 @@ fn tools_rules(map: &Map<String, Value>) -> Result<Ruleset, KeyError> {
         let Value::Bool(on) = on else {
             return Err(bad(&format!("tools.{tool}"), "true or false", on));
         };
-        let permission = match tool.as_str() {
-            "write" | "apply_patch" => "edit",
-            other => other,
-        };
+        let permission = defs
+            .iter()
+            .find(|d| d.id == tool)
+            .map_or(tool.as_str(), |d| d.permission);
         let action = if *on { Action::Allow } else { Action::Deny };
         rules.push(Rule::new(permission, "*", action));
     }

@@ -3,7 +3,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use strata_services::permission::{Action, Rule, evaluate};
 
-use super::parse::patch;
+use super::parse::{patch, tools_rules_over};
 use super::*;
 
 fn map(v: Value) -> serde_json::Map<String, Value> {
@@ -179,5 +179,50 @@ fn errors_name_the_file_and_the_key() {
     assert!(
         unknown.ends_with("build, explore, general, plan"),
         "{unknown}"
+    );
+}
+
+/// A tool that asks under `read`'s permission, as `docs/migration.md`'s `wc` walk-through does.
+struct Wc;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoParams {}
+
+impl strata_tools::Tool for Wc {
+    const ID: &'static str = "wc";
+    const PERMISSION: &'static str = "read";
+    const EFFECTS: strata_tools::Effects = strata_tools::Effects::READ_ONLY;
+    type Params = NoParams;
+    type Deps = ();
+
+    fn init((): ()) -> Self {
+        Wc
+    }
+
+    fn description(&self) -> String {
+        "Counts nothing.".into()
+    }
+
+    async fn execute(
+        &self,
+        _: NoParams,
+        _cx: strata_tools::ToolCx,
+    ) -> Result<strata_tools::ToolResult, strata_tools::ToolError> {
+        Ok(strata_tools::ToolResult::new("nothing", ""))
+    }
+}
+
+#[test]
+fn a_tool_switch_denies_the_permission_the_tool_declares() {
+    let mut defs = strata_tools::builtin();
+    defs.push(strata_tools::ToolDef::of::<Wc>());
+    let switches = map(json!({"tools": {"wc": false, "apply_patch": false, "my_mcp_tool": false}}));
+    assert_eq!(
+        tools_rules_over(&switches, &defs).unwrap(),
+        vec![
+            Rule::new("read", "*", Action::Deny),
+            Rule::new("edit", "*", Action::Deny),
+            Rule::new("my_mcp_tool", "*", Action::Deny),
+        ]
     );
 }

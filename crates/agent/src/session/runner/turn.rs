@@ -31,6 +31,7 @@ use crate::session::parts::ModelRef;
 use crate::session::record::Recorder;
 use crate::session::step::{StepEnd, StepEnv, error_name, run_step};
 use crate::store::{Role, now_ms};
+use strata_tools::invalid::Invalid;
 
 /// What the stages of one turn share.
 struct TurnCx<'a> {
@@ -133,7 +134,7 @@ impl Runner {
         let system =
             crate::session::prompt::for_run(s, &self.model.id, prompt, &surface, &ruleset).await;
         let doom = Mutex::new(DoomGuard::new());
-        let invalid = s.registry.get("invalid");
+        let invalid = s.registry.get(<Invalid as strata_tools::Tool>::ID);
         let call_env = CallEnv {
             recorder: cx.rec,
             surface: &surface,
