@@ -297,7 +297,7 @@ pub fn print_exit(exit: &Exit) {
 }
 
 /// `strata attach URL`: the UI on a remote server over HTTP + SSE. The password is `password`,
-/// else `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`; `directory` is the project
+/// else the environment's, read as the server reads it (`ServerCredentials`); `directory` is the project
 /// on the server's side (the server's own default when `None`).
 pub async fn attach(
     url: &str,
@@ -306,10 +306,10 @@ pub async fn attach(
     opts: RunOptions,
 ) -> Result<Exit, ClientError> {
     let mut http = crate::client::HttpOptions::new(url);
-    http.password = password
-        .or_else(|| std::env::var("STRATA_SERVER_PASSWORD").ok())
-        .or_else(|| std::env::var("OPENCODE_SERVER_PASSWORD").ok());
-    http.username = std::env::var("STRATA_SERVER_USERNAME").ok();
+    let credentials = strata_protocol::wire::ServerCredentials::from_env(|k| std::env::var(k).ok())
+        .with_password(password);
+    http.password = credentials.password;
+    http.username = credentials.username;
     http.directory = directory;
     let client = crate::client::HttpClient::new(http)?;
     run(Arc::new(client), opts).await

@@ -2,7 +2,9 @@
 //! the session over HTTP, follows `/event`, posts the prompt, and renders the events with the
 //! local renderers, so the output formats are the same as a local run. Permission requests are
 //! answered `once` with `--yes`, otherwise refused (no one can be asked through the stream).
-//! Credentials come from `STRATA_SERVER_PASSWORD` / `…_USERNAME`.
+//! Credentials come from the environment, read as the server reads them
+//! ([`ServerCredentials`]: `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`, and the
+//! matching `…_USERNAME`).
 
 use std::time::Duration;
 
@@ -13,7 +15,7 @@ use serde_json::{Value, json};
 use strata_agent::events::LoopEvent;
 use strata_agent::store::{Event, kinds};
 use strata_protocol::event::SessionStatus;
-use strata_protocol::wire::{Decoded, ServerEvent};
+use strata_protocol::wire::{Decoded, ServerCredentials, ServerEvent};
 use tokio::sync::mpsc;
 
 use super::instance::project_dir;
@@ -48,11 +50,9 @@ fn headers(dir: &str) -> Result<HeaderMap, String> {
         "x-opencode-directory",
         HeaderValue::from_str(&encoded).map_err(|e| e.to_string())?,
     );
-    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    if let Some(password) =
-        var("STRATA_SERVER_PASSWORD").or_else(|| var("OPENCODE_SERVER_PASSWORD"))
-    {
-        let user = var("STRATA_SERVER_USERNAME").unwrap_or_else(|| "opencode".into());
+    let credentials = ServerCredentials::from_env(|k| std::env::var(k).ok());
+    if let Some(password) = &credentials.password {
+        let user = credentials.client_username();
         let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
         h.insert(
             AUTHORIZATION,

@@ -7,6 +7,8 @@
 //! - [`view`]: sessions, messages and parts as the API shows them.
 //! - [`request`]: permission and question requests, todos, file diffs, and the bodies clients
 //!   post (prompts, replies, new sessions), plus the error body.
+//! - [`credentials`]: the server's Basic-auth credentials from the environment, read one way
+//!   by the server and its clients.
 //!
 //! Resuming a stream: stored events carry an SSE `id:` line holding a cursor (a decimal integer
 //! that only grows, server-wide); a client reconnecting with `Last-Event-ID: <cursor>` gets
@@ -14,10 +16,12 @@
 //! carry no cursor and no `seq`. Within one session, stored events have `seq` 1, 2, 3, … with
 //! no gaps, so a client that sees a jump knows it missed something and re-fetches the session.
 
+pub mod credentials;
 pub mod event;
 pub mod request;
 pub mod view;
 
+pub use credentials::ServerCredentials;
 pub use event::{Decoded, Envelope, GlobalEnvelope, ServerEvent};
 pub use request::{
     ApiError, FileDiff, ModelChoice, PermissionReply, PermissionReplyBody, PermissionRequest,

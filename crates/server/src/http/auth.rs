@@ -9,6 +9,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use strata_protocol::wire::ServerCredentials;
 
 use super::AppState;
 use super::error::ApiFailure;
@@ -30,13 +31,13 @@ impl std::fmt::Debug for AuthConfig {
 }
 
 impl AuthConfig {
-    /// From `STRATA_SERVER_PASSWORD` / `OPENCODE_SERVER_PASSWORD` and the matching
-    /// `…_USERNAME`; an empty password counts as none.
+    /// From the environment, read as every client reads it ([`ServerCredentials`]): an empty
+    /// password counts as none.
     pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Self {
-        let first = |names: [&str; 2]| names.iter().find_map(|n| var(n).filter(|v| !v.is_empty()));
+        let c = ServerCredentials::from_env(var);
         Self {
-            password: first(["STRATA_SERVER_PASSWORD", "OPENCODE_SERVER_PASSWORD"]),
-            username: first(["STRATA_SERVER_USERNAME", "OPENCODE_SERVER_USERNAME"]),
+            password: c.password,
+            username: c.username,
         }
     }
 
