@@ -2,12 +2,12 @@
 //! and the lists Strata has nothing for yet (commands, language servers, formatters), answered
 //! empty in opencode's shapes so its TUI bootstraps.
 
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use serde_json::{Value, json};
 use strata_services::config::redact_secrets;
 
+use super::Endpoint;
 use crate::core::catalog;
 use crate::core::convert::project_id;
 use crate::http::AppState;
@@ -16,30 +16,56 @@ use crate::http::error::ApiFailure;
 
 type Result = std::result::Result<Json<Value>, ApiFailure>;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/path", get(path))
-        .route("/config", get(config))
-        .route("/agent", get(agent))
-        .route("/provider", get(provider))
-        .route("/config/providers", get(config_providers))
-        .route("/vcs", get(vcs))
-        .route("/project/current", get(project))
-        .route("/project/{id}/directories", get(directories))
-        .route("/command", get(empty_list))
-        .route("/lsp", get(empty_list))
-        .route("/formatter", get(empty_list))
-        .route("/skill", get(skill))
-        .route("/experimental/workspace", get(empty_list))
-        .route("/mcp", get(mcp))
-        .route("/provider/auth", get(empty_map))
-        .route("/experimental/resource", get(empty_map))
-        .route("/experimental/workspace/status", get(empty_list))
-        .route("/experimental/capabilities", get(capabilities))
-        .route("/experimental/console", get(console))
-        .route("/api/location", get(location))
-        .route("/api/skill", get(api_skill))
-        .route("/api/{*rest}", get(located_empty))
+/// Every route here answers opencode's shapes as built JSON, so the document says "any".
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get("/path", "The project's paths", path),
+        Endpoint::get("/config", "The merged configuration, keys hidden", config),
+        Endpoint::get("/agent", "Agents", agent),
+        Endpoint::get("/provider", "Providers", provider),
+        Endpoint::get(
+            "/config/providers",
+            "Configured providers and default models",
+            config_providers,
+        ),
+        Endpoint::get("/vcs", "The checked-out branch", vcs),
+        Endpoint::get("/project/current", "The current project", project),
+        Endpoint::get(
+            "/project/{id}/directories",
+            "The project's directories",
+            directories,
+        ),
+        Endpoint::get("/command", "Commands", empty_list),
+        Endpoint::get("/lsp", "Language servers", empty_list),
+        Endpoint::get("/formatter", "Formatters", empty_list),
+        Endpoint::get("/skill", "Skills", skill),
+        Endpoint::get("/experimental/workspace", "Workspaces", empty_list),
+        Endpoint::get("/mcp", "MCP server status", mcp),
+        Endpoint::get("/provider/auth", "Provider sign-in methods", empty_map),
+        Endpoint::get("/experimental/resource", "Resources", empty_map),
+        Endpoint::get(
+            "/experimental/workspace/status",
+            "Workspace status",
+            empty_list,
+        ),
+        Endpoint::get(
+            "/experimental/capabilities",
+            "Server capabilities",
+            capabilities,
+        ),
+        Endpoint::get("/experimental/console", "Console state", console),
+        Endpoint::get("/api/location", "The project's location", location),
+        Endpoint::get(
+            "/api/skill",
+            "Skills, with the project's location",
+            api_skill,
+        ),
+        Endpoint::get(
+            "/api/{*rest}",
+            "Newer catalog routes: the location and an empty list",
+            located_empty,
+        ),
+    ]
 }
 
 async fn path(State(s): State<AppState>, Directory(dir): Directory) -> Result {

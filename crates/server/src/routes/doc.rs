@@ -1,15 +1,21 @@
-//! `GET /doc`: the OpenAPI document of the routes this server serves.
+//! `GET /doc`: the OpenAPI document of the routes this server serves, built once from their
+//! declarations.
 
-use axum::routing::get;
-use axum::{Json, Router};
+use std::sync::OnceLock;
+
+use axum::Json;
 use serde_json::Value;
 
-use crate::http::AppState;
+use super::Endpoint;
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/doc", get(doc))
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![Endpoint::get("/doc", "This document", doc)]
 }
 
 async fn doc() -> Json<Value> {
-    Json(super::table::openapi())
+    static DOC: OnceLock<Value> = OnceLock::new();
+    Json(
+        DOC.get_or_init(|| super::openapi::openapi(&super::all_routes()))
+            .clone(),
+    )
 }

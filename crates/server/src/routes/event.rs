@@ -1,22 +1,33 @@
 //! The event streams: `GET /event` (one project) and `GET /global/event` (all of them), both
 //! resumable with `Last-Event-ID`.
 
-use axum::Router;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::get;
+use strata_protocol::wire::{Envelope, GlobalEnvelope};
 
+use super::Endpoint;
 use crate::core::EventFilter;
 use crate::http::AppState;
 use crate::http::dir::Directory;
 use crate::http::error::ApiFailure;
 use crate::http::sse::{self, Shape};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/event", get(project))
-        .route("/global/event", get(global))
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get(
+            "/event",
+            "The project's events (SSE, resumable with Last-Event-ID)",
+            project,
+        )
+        .events::<Envelope>(),
+        Endpoint::get(
+            "/global/event",
+            "Every project's events (SSE, resumable with Last-Event-ID)",
+            global,
+        )
+        .events::<GlobalEnvelope>(),
+    ]
 }
 
 async fn project(

@@ -1,14 +1,17 @@
 //! `GET /global/health`.
 
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::{Value, json};
 
+use super::Endpoint;
 use crate::core::convert::VERSION;
-use crate::http::AppState;
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/global/health", get(health))
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![Endpoint::get(
+        "/global/health",
+        "Health and version",
+        health,
+    )]
 }
 
 async fn health() -> Json<Value> {

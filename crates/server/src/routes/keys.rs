@@ -3,18 +3,32 @@
 //! does). The next prompt to that provider uses it; a key variable in the server's
 //! environment still wins.
 
+use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::routing::put;
-use axum::{Json, Router};
 use serde::Deserialize;
 
+use super::Endpoint;
 use crate::http::AppState;
 use crate::http::error::ApiFailure;
 use crate::http::json::Body;
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/auth/{providerID}", put(set).delete(remove))
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::put(
+            "/auth/{providerID}",
+            "Store a provider's API key in the server's data directory",
+            set,
+        )
+        .body::<AuthBody>()
+        .json::<bool>(),
+        Endpoint::delete(
+            "/auth/{providerID}",
+            "Remove a provider's stored API key (false when none was stored)",
+            remove,
+        )
+        .json::<bool>(),
+    ]
 }
 
 /// `PUT /auth/{providerID}`: opencode's `Auth` body; only API keys are stored.

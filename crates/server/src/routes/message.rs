@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
+use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 use strata_agent::session::RunOutcome;
 use strata_protocol::wire::{ModelChoice, PromptBody};
 
+use super::Endpoint;
 use crate::core::MessageEntry;
 use crate::http::AppState;
 use crate::http::error::ApiFailure;
@@ -21,12 +21,38 @@ use crate::http::json::Body;
 /// before answering (opencode's `run` stops reading events once the answer arrives).
 const DELIVERY_WAIT: Duration = Duration::from_secs(2);
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/session/{id}/message", get(list).post(prompt))
-        .route("/session/{id}/message/{message}", get(one))
-        .route("/session/{id}/prompt_async", post(prompt_async))
-        .route("/session/{id}/shell", post(shell))
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get("/session/{id}/message", "Messages with their parts", list)
+            .json::<Vec<MessageEntry>>(),
+        Endpoint::post(
+            "/session/{id}/message",
+            "Prompt and wait for the turn to end",
+            prompt,
+        )
+        .body::<PromptBody>()
+        .json::<MessageEntry>(),
+        Endpoint::get(
+            "/session/{id}/message/{message}",
+            "One message with its parts",
+            one,
+        )
+        .json::<MessageEntry>(),
+        Endpoint::post(
+            "/session/{id}/shell",
+            "Run a command as the user's own bash call (409 while busy)",
+            shell,
+        )
+        .body::<ShellBody>()
+        .json::<MessageEntry>(),
+        Endpoint::post(
+            "/session/{id}/prompt_async",
+            "Prompt without waiting",
+            prompt_async,
+        )
+        .body::<PromptBody>()
+        .empty(),
+    ]
 }
 
 /// `?limit=`: the last N messages.

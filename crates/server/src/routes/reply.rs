@@ -1,23 +1,38 @@
 //! Replies to what a turn waits on: permission requests and questions.
 
+use axum::Json;
 use axum::extract::{Path, State};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use strata_protocol::wire::{
     PermissionReplyBody, PermissionRequest, QuestionReplyBody, QuestionRequest,
 };
 
+use super::Endpoint;
 use crate::http::AppState;
 use crate::http::error::ApiFailure;
 use crate::http::json::Body;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/permission", get(permissions))
-        .route("/permission/{id}/reply", post(reply_permission))
-        .route("/question", get(questions))
-        .route("/question/{id}/reply", post(reply_question))
-        .route("/question/{id}/reject", post(reject_question))
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get("/permission", "Pending permission requests", permissions)
+            .json::<Vec<PermissionRequest>>(),
+        Endpoint::post(
+            "/permission/{id}/reply",
+            "Reply to a permission request",
+            reply_permission,
+        )
+        .body::<PermissionReplyBody>()
+        .json::<bool>(),
+        Endpoint::get("/question", "Pending questions", questions).json::<Vec<QuestionRequest>>(),
+        Endpoint::post("/question/{id}/reply", "Answer a question", reply_question)
+            .body::<QuestionReplyBody>()
+            .json::<bool>(),
+        Endpoint::post(
+            "/question/{id}/reject",
+            "Dismiss a question",
+            reject_question,
+        )
+        .json::<bool>(),
+    ]
 }
 
 async fn permissions(State(s): State<AppState>) -> Json<Vec<PermissionRequest>> {

@@ -3,15 +3,15 @@
 
 use std::collections::BTreeMap;
 
+use axum::Json;
 use axum::extract::{Path, State};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use serde::Deserialize;
 use strata_protocol::event::SessionStatus;
 use strata_protocol::wire::{
     FileDiff, PermissionReply, PermissionReplyBody, SessionCreateBody, SessionInfo, Todo,
 };
 
+use super::Endpoint;
 use crate::core::sessions::SessionUpdate;
 use crate::http::AppState;
 use crate::http::dir::Directory;
@@ -20,19 +20,50 @@ use crate::http::json::Body;
 
 type Result<T> = std::result::Result<Json<T>, ApiFailure>;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/session", get(list).post(create))
-        .route("/session/status", get(status))
-        .route("/session/{id}", get(one).patch(update).delete(delete))
-        .route("/session/{id}/children", get(children))
-        .route("/session/{id}/todo", get(todo))
-        .route("/session/{id}/diff", get(diff))
-        .route("/session/{id}/fork", post(fork))
-        .route("/session/{id}/revert", post(revert))
-        .route("/session/{id}/unrevert", post(unrevert))
-        .route("/session/{id}/abort", post(abort))
-        .route("/session/{id}/permissions/{permission}", post(old_reply))
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get("/session", "List the project's sessions", list).json::<Vec<SessionInfo>>(),
+        Endpoint::post("/session", "Create a session", create)
+            .body::<SessionCreateBody>()
+            .json::<SessionInfo>(),
+        Endpoint::get("/session/status", "Busy sessions", status)
+            .json::<BTreeMap<String, SessionStatus>>(),
+        Endpoint::get("/session/{id}", "Get a session", one).json::<SessionInfo>(),
+        Endpoint::patch("/session/{id}", "Update a session", update)
+            .body::<SessionUpdate>()
+            .json::<SessionInfo>(),
+        Endpoint::delete("/session/{id}", "Delete a session and its children", delete)
+            .json::<bool>(),
+        Endpoint::get("/session/{id}/children", "Child sessions", children)
+            .json::<Vec<SessionInfo>>(),
+        Endpoint::get("/session/{id}/todo", "The session's todo list", todo).json::<Vec<Todo>>(),
+        Endpoint::get("/session/{id}/diff", "The session's file changes", diff)
+            .json::<Vec<FileDiff>>(),
+        Endpoint::post(
+            "/session/{id}/revert",
+            "Revert the session to before a message: files restored, later messages hidden",
+            revert,
+        )
+        .body::<RevertBody>()
+        .json::<SessionInfo>(),
+        Endpoint::post(
+            "/session/{id}/unrevert",
+            "Undo the session's revert",
+            unrevert,
+        )
+        .json::<SessionInfo>(),
+        Endpoint::post("/session/{id}/fork", "Fork a session", fork)
+            .body::<ForkBody>()
+            .json::<SessionInfo>(),
+        Endpoint::post("/session/{id}/abort", "Abort the running turn", abort).json::<bool>(),
+        Endpoint::post(
+            "/session/{id}/permissions/{permission}",
+            "Reply to a permission request (older form)",
+            old_reply,
+        )
+        .body::<OldReplyBody>()
+        .json::<bool>(),
+    ]
 }
 
 async fn list(State(s): State<AppState>, Directory(dir): Directory) -> Result<Vec<SessionInfo>> {
