@@ -16,7 +16,7 @@ use crate::http::error::ApiFailure;
 
 type Result = std::result::Result<Json<Value>, ApiFailure>;
 
-/// Every route here answers opencode's shapes as built JSON, so the document says "any".
+/// Most routes here answer opencode's shapes as built JSON, which the document shows as "any".
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         Endpoint::get("/path", "The project's paths", path),
@@ -41,6 +41,12 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::get("/skill", "Skills", skill),
         Endpoint::get("/experimental/workspace", "Workspaces", empty_list),
         Endpoint::get("/mcp", "MCP server status", mcp),
+        Endpoint::get(
+            "/experimental/tool/ids",
+            "Every tool's id, MCP tools included",
+            tool_ids,
+        )
+        .json::<Vec<String>>(),
         Endpoint::get("/provider/auth", "Provider sign-in methods", empty_map),
         Endpoint::get("/experimental/resource", "Resources", empty_map),
         Endpoint::get(
@@ -66,6 +72,13 @@ pub fn endpoints() -> Vec<Endpoint> {
             located_empty,
         ),
     ]
+}
+
+async fn tool_ids(
+    State(s): State<AppState>,
+    Directory(dir): Directory,
+) -> std::result::Result<Json<Vec<&'static str>>, ApiFailure> {
+    Ok(Json(s.core.instance(&dir).await?.services.registry.ids()))
 }
 
 async fn path(State(s): State<AppState>, Directory(dir): Directory) -> Result {

@@ -250,6 +250,37 @@ async fn context_routes_answer_in_opencodes_shapes() {
 }
 
 #[tokio::test]
+async fn every_tool_id_is_listed_once() {
+    let s = server(vec![]).start().await;
+    let ids = s.get("/experimental/tool/ids").await;
+    assert_eq!(ids.status, StatusCode::OK);
+    let ids: Vec<&str> = ids
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    for tool in [
+        "bash",
+        "read",
+        "glob",
+        "grep",
+        "edit",
+        "write",
+        "apply_patch",
+        "task",
+    ] {
+        assert!(ids.contains(&tool), "{tool} missing: {ids:?}");
+    }
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "{ids:?}");
+    s.shutdown().await;
+}
+
+#[tokio::test]
 async fn the_config_is_served_with_its_keys_hidden() {
     let s = server(vec![])
         .config(json!({"provider": {"groq": {"options": {"apiKey": "gsk-sekrit", "timeout": 5}}}}))
