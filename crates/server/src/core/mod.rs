@@ -8,7 +8,7 @@
 //! let session = core.create_session(&dir, SessionCreateBody::default()).await?;
 //! let mut events = core.subscribe(EventFilter::All, None);
 //! let turn = core.prompt(&session.id, body).await?;   // queued; runs on its own task
-//! let last = turn.finished().await?;                   // the turn's last assistant message
+//! let last = core.answer(turn).await?;                 // the turn's last assistant message
 //! core.shutdown().await;
 //! ```
 

@@ -25,6 +25,8 @@ use super::{CoreError, ServerCore};
 pub struct TurnHandle {
     pub id: String,
     pub session_id: String,
+    /// A user's shell command, not a prompt.
+    shell: bool,
     done: oneshot::Receiver<Result<TurnEnd, CoreError>>,
 }
 
@@ -63,6 +65,9 @@ struct Running {
     start: i64,
     directory: String,
 }
+
+/// How long a finished blocking request waits for its events to be taken by every open stream.
+const DELIVERY_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How long a request waits for a turn that has stored its end to let go of its session.
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
@@ -287,6 +292,7 @@ impl ServerCore {
         work: Work,
     ) -> TurnHandle {
         let (done_tx, done) = oneshot::channel();
+        let shell = matches!(work, Work::Shell(_));
         let core = self.clone();
         let sid = session_id.to_string();
         let turn = id.clone();
@@ -301,6 +307,7 @@ impl ServerCore {
         TurnHandle {
             id,
             session_id: session_id.to_string(),
+            shell,
             done,
         }
     }
@@ -360,6 +367,25 @@ impl ServerCore {
     /// Whether the session has a turn running or queued.
     pub fn is_busy(&self, session_id: &str) -> bool {
         self.inner.turns.is_busy(session_id)
+    }
+
+    /// What a blocking prompt or shell request answers: waits for `turn` to end and for its
+    /// events to reach every open stream (opencode's `run` stops reading them once it has its
+    /// answer), then gives the session's last assistant message. A shell command that could not
+    /// run is a bad request; a prompt's failure is in the message it answers with.
+    pub async fn answer(&self, turn: TurnHandle) -> Result<MessageEntry, CoreError> {
+        let (session_id, shell) = (turn.session_id.clone(), turn.shell);
+        let end = turn.finished().await?;
+        if let (true, RunOutcome::Failed { error }) = (shell, &end.outcome) {
+            return Err(CoreError::BadRequest(format!("command: {error}")));
+        }
+        self.hub().delivered(end.cursor, DELIVERY_WAIT).await;
+        let what = if shell { "command" } else { "turn" };
+        self.last_assistant(&session_id)?.ok_or_else(|| {
+            CoreError::Internal(format!(
+                "the {what} in session {session_id} ended without an assistant message"
+            ))
+        })
     }
 
     /// The session's last assistant message with its parts (what a blocking prompt returns).

@@ -2,13 +2,10 @@
 //! prompt without waiting (`prompt_async`, 204 at once), and run a command as the user's own
 //! `bash` call (`shell`, 409 while the session is busy).
 
-use std::time::Duration;
-
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
-use strata_agent::session::RunOutcome;
 use strata_protocol::wire::{ModelChoice, PromptBody};
 
 use super::Endpoint;
@@ -16,10 +13,6 @@ use crate::core::MessageEntry;
 use crate::http::AppState;
 use crate::http::error::ApiFailure;
 use crate::http::json::Body;
-
-/// How long a finished blocking prompt waits for its events to be taken by every open stream
-/// before answering (opencode's `run` stops reading events once the answer arrives).
-const DELIVERY_WAIT: Duration = Duration::from_secs(2);
 
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
@@ -83,16 +76,7 @@ async fn prompt(
     Body(body): Body<PromptBody>,
 ) -> Result<Json<MessageEntry>, ApiFailure> {
     let turn = s.core.prompt(&id, body).await?;
-    let end = turn.finished().await?;
-    s.core.hub().delivered(end.cursor, DELIVERY_WAIT).await;
-    let last = s.core.last_assistant(&id)?.ok_or_else(|| {
-        ApiFailure::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "UnknownError",
-            format!("the turn in session {id} ended without an assistant message"),
-        )
-    })?;
-    Ok(Json(last))
+    Ok(Json(s.core.answer(turn).await?))
 }
 
 async fn prompt_async(
@@ -127,17 +111,5 @@ async fn shell(
         .core
         .shell(&id, &body.command, body.agent, body.model.as_ref())
         .await?;
-    let end = turn.finished().await?;
-    if let RunOutcome::Failed { error } = end.outcome {
-        return Err(ApiFailure::bad_request(format!("command: {error}")));
-    }
-    s.core.hub().delivered(end.cursor, DELIVERY_WAIT).await;
-    let last = s.core.last_assistant(&id)?.ok_or_else(|| {
-        ApiFailure::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "UnknownError",
-            format!("the command in session {id} left no assistant message"),
-        )
-    })?;
-    Ok(Json(last))
+    Ok(Json(s.core.answer(turn).await?))
 }
