@@ -14,12 +14,14 @@
 //! - [`event`]: what a running loop tells a front-end ([`LoopEvent`]), session statuses.
 //! - [`view`]: the opencode-shaped JSON views of stored rows (`{id, sessionID, type, …}`).
 //! - [`wire`]: the server API's types — the typed event stream, requests, replies and bodies.
+//! - [`sse`]: the one decoder of server-sent events, a pure byte-to-event codec with no I/O.
 //!
 //! This crate depends on nothing of ours.
 
 pub mod event;
 pub mod message;
 pub mod part;
+pub mod sse;
 pub mod store;
 pub mod tool;
 pub mod view;

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use strata_agent::events::LoopEvent;
 use strata_agent::store::{Event, kinds};
 use strata_protocol::event::SessionStatus;
+use strata_protocol::sse::SseParser;
 use strata_protocol::wire::{Decoded, ServerCredentials, ServerEvent};
 use tokio::sync::mpsc;
 
@@ -246,21 +247,13 @@ async fn handle(
 /// Reads `data:` frames into events until the stream ends.
 async fn read_events(response: reqwest::Response, tx: mpsc::UnboundedSender<ServerEvent>) {
     let mut stream = response.bytes_stream();
-    let mut buffer: Vec<u8> = Vec::new();
+    let mut parser = SseParser::new();
     while let Some(Ok(chunk)) = stream.next().await {
-        buffer.extend_from_slice(&chunk);
-        while let Some(end) = buffer.windows(2).position(|w| w == b"\n\n") {
-            let frame: Vec<u8> = buffer.drain(..end + 2).collect();
-            let text = String::from_utf8_lossy(&frame);
-            for line in text.lines() {
-                let Some(data) = line.strip_prefix("data: ") else {
-                    continue;
-                };
-                if let Ok(Decoded::Known(envelope)) = Decoded::event(data)
-                    && tx.send(envelope.event).is_err()
-                {
-                    return;
-                }
+        for frame in parser.push(&chunk) {
+            if let Ok(Decoded::Known(envelope)) = Decoded::event(&frame.data)
+                && tx.send(envelope.event).is_err()
+            {
+                return;
             }
         }
     }

@@ -1,8 +1,9 @@
 //! Reading the endpoint's answer (spec §9 step 3): a plain JSON-RPC body, or server-sent
-//! events whose `data:` lines carry JSON-RPC messages (lines that are not JSON objects are
-//! skipped).
+//! events (the house's decoder) whose data carry JSON-RPC messages (data that are not JSON
+//! objects are skipped).
 
 use serde_json::Value;
+use strata_protocol::sse::SseParser;
 
 /// What a search answer says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,11 +21,25 @@ pub fn parse_reply(body: &str) -> Reply {
     if let Ok(message @ Value::Object(_)) = serde_json::from_str::<Value>(body) {
         return from_message(&message);
     }
-    body.lines()
-        .filter_map(|line| line.strip_prefix("data:"))
-        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+    let mut events = SseParser::new();
+    let mut all = events.push(body.as_bytes());
+    all.extend(events.finish());
+    all.iter()
+        .flat_map(|ev| messages(&ev.data))
         .find(Value::is_object)
         .map_or(Reply::Empty, |message| from_message(&message))
+}
+
+/// The JSON in one event's data: the whole of it, or else each of its lines (a server that
+/// puts several messages in one event, one per `data:` line).
+fn messages(data: &str) -> Vec<Value> {
+    match serde_json::from_str::<Value>(data.trim()) {
+        Ok(whole) => vec![whole],
+        Err(_) => data
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line.trim()).ok())
+            .collect(),
+    }
 }
 
 fn from_message(message: &Value) -> Reply {

@@ -11,7 +11,7 @@ use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::{Client, ClientError, ClientEvent, FrameParser, Prompt, Result, read};
+use super::{Client, ClientError, ClientEvent, Prompt, Result, read};
 use crate::event::decode;
 use crate::model::{Bootstrap, PermissionReply, SessionInfo, Snapshot};
 use read::parse;
@@ -293,7 +293,7 @@ async fn read_stream(
     tx.send(ClientEvent::Connected)
         .await
         .map_err(|_| "closed")?;
-    let mut parser = FrameParser::default();
+    let mut parser = strata_protocol::sse::SseParser::new();
     let mut body = resp.bytes_stream();
     while let Some(chunk) = body.next().await {
         let chunk = chunk.map_err(|e| e.to_string())?;

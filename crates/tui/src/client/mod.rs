@@ -6,7 +6,6 @@
 
 mod http;
 pub mod read;
-mod sse;
 
 use async_trait::async_trait;
 use tokio::sync::mpsc;
@@ -15,7 +14,6 @@ use crate::event::Envelope;
 use crate::model::{Bootstrap, ModelRef, PermissionReply, SessionInfo, Snapshot};
 
 pub use http::{HttpClient, HttpOptions};
-pub use sse::{Frame, FrameParser};
 
 /// What the event stream delivers.
 // Events are nearly every item; boxing them would cost an allocation each.
