@@ -5,9 +5,11 @@
 //! - [`event`]: the server's events decoded for the UI ([`ServerEvent`]).
 //! - [`model`]: sessions, messages, parts and requests as the UI holds them.
 //! - [`state`]: the UI [`State`] and the pure reducer that applies events to it.
-//! - [`app`]: the [`App`]: state plus prompt, dialogs and keys, turning keys into actions.
+//! - [`app`]: the [`App`]: state plus prompt, dialogs and keys, turning keys into actions;
+//!   every change to the app happens in its update code.
 //! - [`run`]: the event loop ([`run()`](run::run)); [`terminal`]: entering and restoring.
-//! - [`view`]: drawing the app; markdown, highlighting, tool cards, the layout cache.
+//! - [`view`]: drawing the app, which it only reads ([`view::draw`]); markdown, highlighting,
+//!   tool cards, and the [`ViewState`](view::ViewState) the runtime keeps between frames.
 
 pub mod app;
 pub mod client;

@@ -332,3 +332,59 @@ pub struct Snapshot {
     /// The last event sequence the snapshot includes, when the server says.
     pub seq: Option<u64>,
 }
+
+/// A short description of a tool call: its title, else the first line of its main argument;
+/// shown on tool cards and in the markdown export.
+pub fn tool_title(tool: &ToolPart) -> String {
+    if let Some(t) = tool.state.title().filter(|t| !t.is_empty()) {
+        return t.to_string();
+    }
+    let input = tool.state.input();
+    for key in [
+        "filePath",
+        "path",
+        "command",
+        "pattern",
+        "url",
+        "description",
+        "query",
+    ] {
+        if let Some(v) = input.get(key).and_then(Value::as_str) {
+            return v.lines().next().unwrap_or_default().to_string();
+        }
+    }
+    match &tool.state {
+        strata_protocol::ToolState::Pending(_) => "preparing…".into(),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(state: Value) -> ToolPart {
+        let v = json!({"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1", "type": "tool",
+            "tool": "bash", "callID": "call_1", "state": state});
+        match PartInfo::from_json(&v).map(|p| p.kind) {
+            Some(PartKind::Tool(t)) => *t,
+            other => panic!("not a tool part: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_tool_title_prefers_the_title_then_the_main_argument() {
+        let titled = json!({"status": "completed", "input": {"command": "ls"}, "title": "List",
+            "output": "", "metadata": {}, "time": {"start": 1, "end": 2}});
+        assert_eq!(tool_title(&tool(titled)), "List");
+        let running = json!({"status": "running", "input": {"command": "cargo test\nmore"},
+            "time": {"start": 1}});
+        assert_eq!(tool_title(&tool(running)), "cargo test");
+        let pending = json!({"status": "pending", "input": {}, "raw": ""});
+        assert_eq!(tool_title(&tool(pending)), "preparing…");
+        let bare = json!({"status": "running", "input": {"other": 1}, "time": {"start": 1}});
+        assert_eq!(tool_title(&tool(bare)), "");
+    }
+}

@@ -15,7 +15,7 @@ use crate::app::{Action, App, Reply, export_markdown};
 use crate::client::{Client, ClientError, Prompt};
 use crate::model::Snapshot;
 use crate::terminal::TerminalGuard;
-use crate::view;
+use crate::view::{self, ViewState};
 
 /// The shortest time between two frames (~60 per second).
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -44,6 +44,7 @@ pub struct Exit {
 pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, ClientError> {
     let boot = client.bootstrap().await?;
     let mut app = App::new(boot);
+    let mut view_state = ViewState::default();
     let mut events = client.events();
     let (tx, mut replies) = mpsc::unbounded_channel::<Reply>();
     if let Some(id) = &opts.session {
@@ -120,15 +121,16 @@ pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, Clie
             }
             _ = wait(spin_at) => {
                 spin_at = None;
-                app.spinner += 1;
+                app.on_spin();
                 dirty = true;
             }
             _ = wait(frame_at) => {
                 let started = Instant::now();
                 guard
                     .terminal
-                    .draw(|f| view::draw(f, &mut app))
+                    .draw(|f| view::draw(f, &app, &mut view_state))
                     .map_err(|e| ClientError::new("drawing", e.to_string()))?;
+                app.on_drawn(view_state.drawn());
                 last_frame = Instant::now();
                 dirty = false;
                 if let Some(file) = trace.as_mut() {

@@ -1,105 +1,181 @@
-//! Slash commands (`/new`, `/sessions`, `/undo`, `/redo`, `/model`, `/agent`, `/export`,
-//! `/help`) and the pickers they open; the markdown export of a session.
+//! Slash commands: one table ([`COMMANDS`]) of name, help and handler that both the prompt and
+//! `/help` read; the pickers the commands open; the markdown export of a session.
 
 use super::{Action, App, Overlay, Picker, PickerKind};
-use crate::model::{PartKind, SessionInfo};
+use crate::model::{ModelRef, PartKind, SessionInfo, tool_title};
 use crate::state::SessionState;
 
-/// Every command with its one-line help, as `/help` lists them.
-pub const COMMANDS: [(&str, &str); 8] = [
-    ("/new", "start a new session"),
-    ("/sessions", "open another session"),
-    ("/undo", "revert the last prompt and its changes"),
-    ("/redo", "bring back what /undo reverted"),
-    ("/model", "choose the model (or /model provider/model)"),
-    ("/agent", "choose the agent (or /agent name)"),
-    ("/export", "write this session as markdown to a file"),
-    ("/help", "keys and commands"),
+/// A slash command: its name (without the slash), its one-line help as `/help` lists it, and
+/// what it does with the text after the name.
+#[derive(Debug, Clone, Copy)]
+pub struct Command {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub run: fn(&mut App, &str) -> Vec<Action>,
+}
+
+/// Every slash command, in the order `/help` lists them.
+pub const COMMANDS: [Command; 8] = [
+    Command {
+        name: "new",
+        help: "start a new session",
+        run: new,
+    },
+    Command {
+        name: "sessions",
+        help: "open another session",
+        run: sessions,
+    },
+    Command {
+        name: "undo",
+        help: "revert the last prompt and its changes",
+        run: undo,
+    },
+    Command {
+        name: "redo",
+        help: "bring back what /undo reverted",
+        run: redo,
+    },
+    Command {
+        name: "model",
+        help: "choose the model (or /model provider/model)",
+        run: model,
+    },
+    Command {
+        name: "agent",
+        help: "choose the agent (or /agent name)",
+        run: agent,
+    },
+    Command {
+        name: "export",
+        help: "write this session as markdown to a file",
+        run: export,
+    },
+    Command {
+        name: "help",
+        help: "keys and commands",
+        run: help,
+    },
 ];
 
 impl App {
-    /// Runs `/cmd args`.
+    /// Runs `cmd args` (the line after the slash).
     pub(super) fn command(&mut self, line: &str) -> Vec<Action> {
         let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
-        let arg = arg.trim();
-        let session = self.state.session_id().map(str::to_string);
-        match cmd {
-            "new" => {
-                self.state.close();
-                self.state.error = None;
-                self.scroll = 0;
-                self.notice = Some("New session: it starts with your next prompt".into());
+        match COMMANDS.iter().find(|c| c.name == cmd) {
+            Some(c) => (c.run)(self, arg.trim()),
+            None => {
+                self.status.notice = Some(format!("Unknown command /{cmd}; /help lists them"));
+                vec![]
             }
-            "sessions" => {
-                self.overlay = Some(Overlay::Picker(session_picker(&self.state.sessions)));
-                return vec![Action::ListSessions];
-            }
-            "undo" => {
-                let target = self
-                    .state
-                    .session
-                    .as_ref()
-                    .and_then(SessionState::last_user_message)
-                    .map(|m| m.info.id.clone());
-                match (session, target) {
-                    (Some(session_id), Some(message_id)) => {
-                        return vec![Action::Revert {
-                            session_id,
-                            message_id,
-                        }];
-                    }
-                    _ => self.notice = Some("Nothing to undo".into()),
-                }
-            }
-            "redo" => match session {
-                Some(id) => return vec![Action::Unrevert(id)],
-                None => self.notice = Some("Nothing to redo".into()),
-            },
-            "model" if !arg.is_empty() => {
-                if self.models.iter().any(|m| m.label() == arg) || arg.contains('/') {
-                    let (p, m) = arg.split_once('/').unwrap_or(("", arg));
-                    self.model = Some(crate::model::ModelRef {
-                        provider_id: p.into(),
-                        model_id: m.into(),
-                    });
-                } else {
-                    self.notice = Some(format!("Unknown model {arg}; write provider/model"));
-                }
-            }
-            "model" => {
-                let items = self.models.iter().map(|m| (m.label(), m.label())).collect();
-                self.overlay = Some(Overlay::Picker(Picker {
-                    kind: PickerKind::Model,
-                    title: "Models".into(),
-                    items,
-                    selected: 0,
-                }));
-            }
-            "agent" if !arg.is_empty() => match self.agents.iter().position(|a| a == arg) {
-                Some(i) => self.agent = i,
-                None => {
-                    let known = self.agents.join(", ");
-                    self.notice = Some(format!("Unknown agent {arg}; agents: {known}"));
-                }
-            },
-            "agent" => {
-                let items = self.agents.iter().map(|a| (a.clone(), a.clone())).collect();
-                self.overlay = Some(Overlay::Picker(Picker {
-                    kind: PickerKind::Agent,
-                    title: "Agents".into(),
-                    items,
-                    selected: self.agent,
-                }));
-            }
-            "export" => match session {
-                Some(_) => return vec![Action::Export],
-                None => self.notice = Some("No session to export yet".into()),
-            },
-            "help" => self.overlay = Some(Overlay::Help),
-            other => self.notice = Some(format!("Unknown command /{other}; /help lists them")),
         }
-        vec![]
     }
+}
+
+fn new(app: &mut App, _: &str) -> Vec<Action> {
+    app.state.close();
+    app.state.error = None;
+    app.viewport.scroll = 0;
+    app.status.notice = Some("New session: it starts with your next prompt".into());
+    vec![]
+}
+
+fn sessions(app: &mut App, _: &str) -> Vec<Action> {
+    app.dialogs.overlay = Some(Overlay::Picker(session_picker(&app.state.sessions)));
+    vec![Action::ListSessions]
+}
+
+fn undo(app: &mut App, _: &str) -> Vec<Action> {
+    let target = app
+        .state
+        .session
+        .as_ref()
+        .and_then(SessionState::last_user_message)
+        .map(|m| m.info.id.clone());
+    match (app.state.session_id(), target) {
+        (Some(session_id), Some(message_id)) => vec![Action::Revert {
+            session_id: session_id.to_string(),
+            message_id,
+        }],
+        _ => {
+            app.status.notice = Some("Nothing to undo".into());
+            vec![]
+        }
+    }
+}
+
+fn redo(app: &mut App, _: &str) -> Vec<Action> {
+    match app.state.session_id() {
+        Some(id) => vec![Action::Unrevert(id.to_string())],
+        None => {
+            app.status.notice = Some("Nothing to redo".into());
+            vec![]
+        }
+    }
+}
+
+/// `/model provider/model` chooses at once; `/model` alone opens the picker.
+fn model(app: &mut App, arg: &str) -> Vec<Action> {
+    let chooser = &mut app.chooser;
+    if arg.is_empty() {
+        let items = chooser
+            .models
+            .iter()
+            .map(|m| (m.label(), m.label()))
+            .collect();
+        app.dialogs.overlay = Some(Overlay::Picker(Picker {
+            kind: PickerKind::Model,
+            title: "Models".into(),
+            items,
+            selected: 0,
+        }));
+    } else if chooser.models.iter().any(|m| m.label() == arg) || arg.contains('/') {
+        let (p, m) = arg.split_once('/').unwrap_or(("", arg));
+        chooser.model = Some(ModelRef {
+            provider_id: p.into(),
+            model_id: m.into(),
+        });
+    } else {
+        app.status.notice = Some(format!("Unknown model {arg}; write provider/model"));
+    }
+    vec![]
+}
+
+/// `/agent name` chooses at once; `/agent` alone opens the picker.
+fn agent(app: &mut App, arg: &str) -> Vec<Action> {
+    let chooser = &mut app.chooser;
+    if arg.is_empty() {
+        let items = chooser
+            .agents
+            .iter()
+            .map(|a| (a.clone(), a.clone()))
+            .collect();
+        app.dialogs.overlay = Some(Overlay::Picker(Picker {
+            kind: PickerKind::Agent,
+            title: "Agents".into(),
+            items,
+            selected: chooser.agent,
+        }));
+    } else if let Some(i) = chooser.agents.iter().position(|a| a == arg) {
+        chooser.agent = i;
+    } else {
+        let known = chooser.agents.join(", ");
+        app.status.notice = Some(format!("Unknown agent {arg}; agents: {known}"));
+    }
+    vec![]
+}
+
+fn export(app: &mut App, _: &str) -> Vec<Action> {
+    if app.state.session_id().is_some() {
+        return vec![Action::Export];
+    }
+    app.status.notice = Some("No session to export yet".into());
+    vec![]
+}
+
+fn help(app: &mut App, _: &str) -> Vec<Action> {
+    app.dialogs.overlay = Some(Overlay::Help);
+    vec![]
 }
 
 /// The `/sessions` picker over `sessions`.
@@ -141,7 +217,7 @@ pub fn export_markdown(session: &SessionState) -> String {
                 PartKind::Tool(t) => out.push_str(&format!(
                     "- `{}` {} ({})\n",
                     t.tool,
-                    crate::view::message::title(t),
+                    tool_title(t),
                     t.state.status()
                 )),
                 _ => {}
@@ -149,4 +225,50 @@ pub fn export_markdown(session: &SessionState) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_has_help_and_its_handler_runs() {
+        for (i, c) in COMMANDS.iter().enumerate() {
+            assert!(!c.help.trim().is_empty(), "/{} has no help", c.name);
+            assert!(
+                COMMANDS[..i].iter().all(|o| o.name != c.name),
+                "/{} is listed twice",
+                c.name
+            );
+            // With nothing open, each command either asks the runtime for something, opens
+            // a window or says why it did nothing; an unknown name would say "Unknown".
+            let mut app = App::default();
+            let actions = app.command(c.name);
+            let notice = app.status.notice.clone().unwrap_or_default();
+            assert!(!notice.starts_with("Unknown"), "/{}: {notice}", c.name);
+            assert!(
+                !actions.is_empty() || app.dialogs.overlay.is_some() || !notice.is_empty(),
+                "/{} did nothing",
+                c.name
+            );
+        }
+    }
+
+    #[test]
+    fn arguments_go_to_the_handler_and_unknown_names_say_so() {
+        let mut app = App::default();
+        app.chooser.agents = vec!["build".into(), "plan".into()];
+        assert!(app.command("agent   plan").is_empty());
+        assert_eq!(app.agent(), "plan");
+        app.command("model p/m");
+        assert_eq!(
+            app.chooser.model.as_ref().map(ModelRef::label),
+            Some("p/m".into())
+        );
+        app.command("nope x");
+        assert_eq!(
+            app.status.notice.as_deref(),
+            Some("Unknown command /nope; /help lists them")
+        );
+    }
 }

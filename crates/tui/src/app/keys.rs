@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::{Action, App, Overlay, PickerKind, QuestionUi};
+use super::{Action, App, Overlay, PickerKind};
 use crate::model::{Busy, PermissionReply};
 
 /// The permission dialog's choices, in order.
@@ -19,20 +19,28 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return vec![];
         }
+        // The state is a public value and may have changed since the last update.
+        self.follow_dialogs();
+        let actions = self.key(key);
+        // An answered question lets the next one come up.
+        self.follow_dialogs();
+        actions
+    }
+
+    fn key(&mut self, key: KeyEvent) -> Vec<Action> {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && key.code == KeyCode::Char('c') {
             return self.ctrl_c();
         }
-        self.quit_armed = false;
-        self.notice = None;
-        if self.overlay.is_some() {
+        self.status.quit_armed = false;
+        self.status.notice = None;
+        if self.dialogs.overlay.is_some() {
             return self.overlay_key(key);
         }
         if let Some(req) = self.state.permission().cloned() {
             return self.permission_key(key, &req.id);
         }
         if let Some(req) = self.state.question().cloned() {
-            self.sync_question(&req);
             return self.question_key(key, &req);
         }
         self.prompt_key(key)
@@ -40,23 +48,24 @@ impl App {
 
     /// Pasted text goes where typing goes.
     pub fn on_paste(&mut self, text: &str) {
-        self.quit_armed = false;
+        self.follow_dialogs();
+        self.status.quit_armed = false;
         if self.state.permission().is_some() {
-            self.permission_ui.message.push_str(text);
+            self.dialogs.permission.message.push_str(text);
         } else if self.state.question().is_some() {
-            self.question_ui.custom.push_str(text);
+            self.dialogs.question.custom.push_str(text);
         } else {
             self.input.paste(text);
         }
     }
 
     fn ctrl_c(&mut self) -> Vec<Action> {
-        if self.quit_armed {
+        if self.status.quit_armed {
             return vec![Action::Quit];
         }
-        self.quit_armed = true;
+        self.status.quit_armed = true;
         if self.input.is_empty() {
-            self.notice = Some("Press Ctrl+C again to quit".into());
+            self.status.notice = Some("Press Ctrl+C again to quit".into());
         } else {
             self.input.clear();
         }
@@ -73,7 +82,7 @@ impl App {
             KeyCode::Char('j') if ctrl => self.input.newline(),
             KeyCode::Enter => return self.submit(),
             KeyCode::Char('d') if ctrl && self.input.is_empty() => return vec![Action::Quit],
-            KeyCode::Char('o') if ctrl => self.expanded = !self.expanded,
+            KeyCode::Char('o') if ctrl => self.viewport.expanded = !self.viewport.expanded,
             KeyCode::Char('a') if ctrl => self.input.home(),
             KeyCode::Char('e') if ctrl => self.input.end(),
             KeyCode::Char('u') if ctrl => self.input.delete_to_line_start(),
@@ -94,18 +103,18 @@ impl App {
             KeyCode::Down => {
                 self.input.down();
             }
-            KeyCode::PageUp => self.scroll += self.page.max(2) / 2,
-            KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(self.page.max(2) / 2),
-            KeyCode::Tab | KeyCode::BackTab if !self.agents.is_empty() => {
-                let n = self.agents.len();
+            KeyCode::PageUp => self.viewport.page_up(),
+            KeyCode::PageDown => self.viewport.page_down(),
+            KeyCode::Tab | KeyCode::BackTab if !self.chooser.agents.is_empty() => {
+                let n = self.chooser.agents.len();
                 let back = key.code == KeyCode::BackTab;
-                self.agent = (self.agent + if back { n - 1 } else { 1 }) % n;
+                self.chooser.agent = (self.chooser.agent + if back { n - 1 } else { 1 }) % n;
             }
             KeyCode::Esc => {
                 if self.state.busy() != Busy::Idle
                     && let Some(id) = self.state.session_id()
                 {
-                    self.notice = Some("Interrupting…".into());
+                    self.status.notice = Some("Interrupting…".into());
                     return vec![Action::Abort(id.to_string())];
                 }
             }
@@ -125,23 +134,23 @@ impl App {
             return self.command(cmd);
         }
         self.state.error = None;
-        self.scroll = 0;
+        self.viewport.scroll = 0;
         vec![Action::Prompt {
             session_id: self.state.session_id().map(str::to_string),
             text,
             agent: self.agent().to_string(),
-            model: self.model.clone(),
+            model: self.chooser.model.clone(),
         }]
     }
 
     fn overlay_key(&mut self, key: KeyEvent) -> Vec<Action> {
-        let Some(Overlay::Picker(p)) = self.overlay.as_mut() else {
+        let Some(Overlay::Picker(p)) = self.dialogs.overlay.as_mut() else {
             // Help closes on any key.
-            self.overlay = None;
+            self.dialogs.overlay = None;
             return vec![];
         };
         match key.code {
-            KeyCode::Esc => self.overlay = None,
+            KeyCode::Esc => self.dialogs.overlay = None,
             KeyCode::Up => p.selected = p.selected.saturating_sub(1),
             KeyCode::Down => p.selected = (p.selected + 1).min(p.items.len().saturating_sub(1)),
             KeyCode::PageUp => p.selected = p.selected.saturating_sub(10),
@@ -150,7 +159,7 @@ impl App {
             }
             KeyCode::Enter => {
                 let (kind, chosen) = (p.kind, p.items.get(p.selected).map(|i| i.0.clone()));
-                self.overlay = None;
+                self.dialogs.overlay = None;
                 let Some(id) = chosen else {
                     return vec![];
                 };
@@ -165,11 +174,12 @@ impl App {
         match kind {
             PickerKind::Session => return vec![Action::Open(id.to_string())],
             PickerKind::Model => {
-                self.model = self.models.iter().find(|m| m.label() == id).cloned();
+                let chooser = &mut self.chooser;
+                chooser.model = chooser.models.iter().find(|m| m.label() == id).cloned();
             }
             PickerKind::Agent => {
-                if let Some(i) = self.agents.iter().position(|a| a == id) {
-                    self.agent = i;
+                if let Some(i) = self.chooser.agents.iter().position(|a| a == id) {
+                    self.chooser.agent = i;
                 }
             }
         }
@@ -177,7 +187,7 @@ impl App {
     }
 
     fn permission_key(&mut self, key: KeyEvent, request_id: &str) -> Vec<Action> {
-        let ui = &mut self.permission_ui;
+        let ui = &mut self.dialogs.permission;
         let reply = match key.code {
             KeyCode::Up | KeyCode::Left | KeyCode::BackTab => {
                 ui.selected = (ui.selected + 2) % 3;
@@ -202,8 +212,8 @@ impl App {
         let Some(reply) = reply else {
             return vec![];
         };
-        let message = std::mem::take(&mut self.permission_ui.message);
-        self.permission_ui.selected = 0;
+        let message = std::mem::take(&mut ui.message);
+        ui.selected = 0;
         // Answered: the dialog goes at once, without waiting for the server's echo.
         self.state.permissions.retain(|p| p.id != request_id);
         vec![Action::ReplyPermission {
@@ -213,23 +223,8 @@ impl App {
         }]
     }
 
-    /// Starts the dialog afresh when a new question is up.
-    fn sync_question(&mut self, req: &crate::model::QuestionRequest) {
-        if self.question_ui.request_id != req.id {
-            self.question_ui = QuestionUi {
-                request_id: req.id.clone(),
-                ..Default::default()
-            };
-        }
-        let n = req
-            .questions
-            .get(self.question_ui.index)
-            .map_or(0, |q| q.options.len());
-        self.question_ui.checked.resize(n, false);
-    }
-
     fn question_key(&mut self, key: KeyEvent, req: &crate::model::QuestionRequest) -> Vec<Action> {
-        let ui = &mut self.question_ui;
+        let ui = &mut self.dialogs.question;
         let Some(q) = req.questions.get(ui.index) else {
             return vec![];
         };

@@ -6,15 +6,19 @@
 mod commands;
 mod input;
 mod keys;
+mod ui;
 
 use crate::client::ClientEvent;
 use crate::model::{Bootstrap, ModelRef, PermissionReply, SessionInfo, Snapshot};
 use crate::state::{Connection, Effect, State};
-use crate::view::list::LayoutCache;
 
-pub use commands::{COMMANDS, export_markdown};
+pub use commands::{COMMANDS, Command, export_markdown};
 pub use input::Input;
 pub use keys::PERMISSION_CHOICES;
+pub use ui::{
+    Chooser, Dialogs, Drawn, Overlay, PermissionUi, Picker, PickerKind, QuestionUi, Status,
+    Viewport,
+};
 
 /// Something for the runtime to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,73 +66,15 @@ pub enum Reply {
     Notice(String),
 }
 
-/// A list to pick from (sessions, models, agents).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Picker {
-    pub kind: PickerKind,
-    pub title: String,
-    /// (id, label) pairs.
-    pub items: Vec<(String, String)>,
-    pub selected: usize,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PickerKind {
-    Session,
-    Model,
-    Agent,
-}
-
-/// A window over the conversation.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Overlay {
-    Help,
-    Picker(Picker),
-}
-
-/// The permission dialog's choice and note.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct PermissionUi {
-    pub selected: usize,
-    pub message: String,
-}
-
-/// The question dialog: which question, the highlighted row, the checked options and the
-/// typed answer; answers given so far.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct QuestionUi {
-    pub request_id: String,
-    pub index: usize,
-    pub cursor: usize,
-    pub checked: Vec<bool>,
-    pub custom: String,
-    pub answers: Vec<Vec<String>>,
-}
-
+/// The reduced server state plus what only the terminal knows, grouped by concern.
 #[derive(Debug, Default)]
 pub struct App {
     pub state: State,
     pub input: Input,
-    pub agents: Vec<String>,
-    pub agent: usize,
-    pub models: Vec<ModelRef>,
-    pub model: Option<ModelRef>,
-    /// Tool cards show their output and diffs.
-    pub expanded: bool,
-    /// Lines scrolled up from the bottom of the conversation.
-    pub scroll: usize,
-    /// Height of the conversation area at the last draw (for page up/down).
-    pub page: usize,
-    pub overlay: Option<Overlay>,
-    pub permission_ui: PermissionUi,
-    pub question_ui: QuestionUi,
-    /// The first Ctrl+C was pressed.
-    pub quit_armed: bool,
-    /// A one-line notice shown above the prompt until the next key.
-    pub notice: Option<String>,
-    /// Frame counter for the busy spinner.
-    pub spinner: usize,
-    pub cache: LayoutCache,
+    pub chooser: Chooser,
+    pub dialogs: Dialogs,
+    pub viewport: Viewport,
+    pub status: Status,
 }
 
 impl App {
@@ -144,9 +90,12 @@ impl App {
             agents.push("build".into());
         }
         let mut app = App {
-            agents,
-            models: boot.models,
-            model: boot.model,
+            chooser: Chooser {
+                agents,
+                agent: 0,
+                models: boot.models,
+                model: boot.model,
+            },
             ..Default::default()
         };
         app.state.sessions = boot.sessions;
@@ -155,7 +104,7 @@ impl App {
 
     /// The agent prompts are sent to.
     pub fn agent(&self) -> &str {
-        self.agents.get(self.agent).map_or("build", String::as_str)
+        self.chooser.agent()
     }
 
     /// Applies what the event stream delivered; returns the actions it calls for.
@@ -175,16 +124,15 @@ impl App {
                 vec![]
             }
         };
+        self.follow_dialogs();
         effects.into_iter().map(effect_action).collect()
     }
 
     /// The gap timer fired: re-fetch if events are still missing.
     pub fn on_gap_timer(&mut self) -> Vec<Action> {
-        self.state
-            .flush_gap()
-            .into_iter()
-            .map(effect_action)
-            .collect()
+        let effects = self.state.flush_gap();
+        self.follow_dialogs();
+        effects.into_iter().map(effect_action).collect()
     }
 
     /// Applies the result of an action.
@@ -192,13 +140,13 @@ impl App {
         match reply {
             Reply::Snapshot(s) => {
                 if self.state.session_id() != Some(s.session.id.as_str()) {
-                    self.scroll = 0;
+                    self.viewport.scroll = 0;
                 }
                 self.state.load(s);
             }
             Reply::Sessions(list) => {
                 self.state.sessions = list;
-                if let Some(Overlay::Picker(p)) = &mut self.overlay
+                if let Some(Overlay::Picker(p)) = &mut self.dialogs.overlay
                     && p.kind == PickerKind::Session
                 {
                     *p = commands::session_picker(&self.state.sessions);
@@ -209,8 +157,25 @@ impl App {
                 self.state.refetch_failed();
                 self.state.error = Some(e);
             }
-            Reply::Notice(n) => self.notice = Some(n),
+            Reply::Notice(n) => self.status.notice = Some(n),
         }
+        self.follow_dialogs();
+    }
+
+    /// A frame was drawn; `drawn` is what it measured.
+    pub fn on_drawn(&mut self, drawn: Drawn) {
+        self.viewport.drawn(drawn);
+    }
+
+    /// The spinner's timer fired.
+    pub fn on_spin(&mut self) {
+        self.status.spinner += 1;
+    }
+
+    /// Keeps the dialogs' state on the requests now pending: the one place a newly current
+    /// question resets the question dialog.
+    fn follow_dialogs(&mut self) {
+        self.dialogs.question.sync(self.state.question());
     }
 
     /// Whether something moves on screen by itself (the spinner), so frames are due.

@@ -208,10 +208,11 @@ pub(super) fn help(frame: &mut Frame<'_>) {
         })
         .collect();
     lines.push(Line::default());
-    lines.extend(COMMANDS.iter().map(|(c, v)| {
+    lines.extend(COMMANDS.iter().map(|c| {
+        let name = format!("/{}", c.name);
         Line::from(vec![
-            Span::styled(format!(" {c:<32}"), theme::accent()),
-            Span::raw(*v),
+            Span::styled(format!(" {name:<32}"), theme::accent()),
+            Span::raw(c.help),
         ])
     }));
     let area = centered(frame.area(), lines.len() + 2);

@@ -66,16 +66,16 @@ impl LayoutCache {
     }
 }
 
-/// Draws the bottom of the conversation, `scroll` lines up from its end (clamped and written
-/// back), into `area`.
+/// Draws the bottom of the conversation, `scroll` lines up from its end (held within the
+/// conversation), into `area`; returns the farthest it scrolls up.
 pub(super) fn draw(
     buf: &mut Buffer,
     area: Rect,
     session: &SessionState,
     cache: &mut LayoutCache,
     expanded: bool,
-    scroll: &mut usize,
-) {
+    scroll: usize,
+) -> usize {
     cache.switch(&session.info.id);
     let heights: Vec<usize> = session
         .messages
@@ -84,8 +84,8 @@ pub(super) fn draw(
         .collect();
     let total: usize = heights.iter().sum();
     let height = area.height as usize;
-    *scroll = (*scroll).min(total.saturating_sub(height));
-    let top = total.saturating_sub(height + *scroll);
+    let max_scroll = total.saturating_sub(height);
+    let top = total.saturating_sub(height + scroll.min(max_scroll));
     let mut y = 0usize;
     for (m, h) in session.messages.iter().zip(heights) {
         if y + h <= top {
@@ -108,4 +108,5 @@ pub(super) fn draw(
         }
         y += h;
     }
+    max_scroll
 }

@@ -8,7 +8,7 @@ use strata_protocol::{ToolPart, ToolState};
 
 use super::wrap::wrap;
 use super::{markdown, theme};
-use crate::model::PartKind;
+use crate::model::{PartKind, tool_title};
 use crate::state::MessageView;
 
 /// Tool output lines shown when cards are expanded; the rest are counted.
@@ -78,31 +78,6 @@ pub(super) fn status_icon(state: &ToolState) -> (&'static str, Style) {
     }
 }
 
-/// A short description of the call: its title, or the main argument.
-pub(crate) fn title(tool: &ToolPart) -> String {
-    if let Some(t) = tool.state.title().filter(|t| !t.is_empty()) {
-        return t.to_string();
-    }
-    let input = tool.state.input();
-    for key in [
-        "filePath",
-        "path",
-        "command",
-        "pattern",
-        "url",
-        "description",
-        "query",
-    ] {
-        if let Some(v) = input.get(key).and_then(Value::as_str) {
-            return v.lines().next().unwrap_or_default().to_string();
-        }
-    }
-    match &tool.state {
-        ToolState::Pending(_) => "preparing…".into(),
-        _ => String::new(),
-    }
-}
-
 /// A tool card: `icon tool  title`, then folded or unfolded output, and the error if any.
 fn card(tool: &ToolPart, width: usize, expanded: bool) -> Vec<Line<'static>> {
     let (icon, style) = status_icon(&tool.state);
@@ -110,7 +85,7 @@ fn card(tool: &ToolPart, width: usize, expanded: bool) -> Vec<Line<'static>> {
         Span::styled(format!("{icon} "), style),
         Span::styled(tool.tool.clone(), theme::bold()),
         Span::raw("  "),
-        Span::raw(title(tool)),
+        Span::raw(tool_title(tool)),
     ];
     let body = body(tool);
     if !expanded && !body.is_empty() {

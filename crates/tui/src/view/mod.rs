@@ -1,11 +1,12 @@
 //! Drawing the [`App`]: header, conversation, todo list, notice, the dialog or prompt, and the
-//! status bar, top to bottom. Pure functions of the app (plus the layout cache).
+//! status bar, top to bottom. The view only reads the app; what it keeps between frames (the
+//! layout cache, what the last frame measured) is the runtime's [`ViewState`].
 
 mod dialog;
 mod highlight;
-pub(crate) mod list;
+mod list;
 mod markdown;
-pub(crate) mod message;
+mod message;
 mod theme;
 mod wrap;
 
@@ -14,7 +15,7 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::app::{App, Overlay};
+use crate::app::{App, Drawn, Overlay, QuestionUi};
 use crate::model::Busy;
 use crate::state::Connection;
 
@@ -29,8 +30,30 @@ const MAX_INPUT_ROWS: usize = 8;
 const MAX_TODOS: usize = 8;
 const SPINNER: [&str; 4] = ["◐", "◓", "◑", "◒"];
 
-/// Draws the whole screen.
-pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
+/// What the view keeps from one frame to the next; owned by the runtime beside the [`App`].
+#[derive(Debug, Default)]
+pub struct ViewState {
+    /// Laid-out lines per message.
+    pub cache: LayoutCache,
+    /// Rows of the conversation area at the last frame.
+    pub page: usize,
+    /// How far the conversation scrolled up at most at the last frame; `None` when none
+    /// was drawn.
+    pub max_scroll: Option<usize>,
+}
+
+impl ViewState {
+    /// What the last frame measured, for [`App::on_drawn`].
+    pub fn drawn(&self) -> Drawn {
+        Drawn {
+            page: self.page,
+            max_scroll: self.max_scroll,
+        }
+    }
+}
+
+/// Draws the whole screen from `app`; only `view` changes.
+pub fn draw(frame: &mut Frame<'_>, app: &App, view: &mut ViewState) {
     let area = frame.area();
     let width = area.width as usize;
     let bottom = bottom_lines(app, width);
@@ -47,18 +70,21 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
     ])
     .areas(area);
     frame.render_widget(Paragraph::new(header_line(app)), header);
-    app.page = body.height as usize;
-    match &app.state.session {
-        Some(s) if !s.messages.is_empty() => list::draw(
+    view.page = body.height as usize;
+    view.max_scroll = match &app.state.session {
+        Some(s) if !s.messages.is_empty() => Some(list::draw(
             frame.buffer_mut(),
             body,
             s,
-            &mut app.cache,
-            app.expanded,
-            &mut app.scroll,
-        ),
-        _ => frame.render_widget(Paragraph::new(welcome(body)), body),
-    }
+            &mut view.cache,
+            app.viewport.expanded,
+            app.viewport.scroll,
+        )),
+        _ => {
+            frame.render_widget(Paragraph::new(welcome(body)), body);
+            None
+        }
+    };
     if !todos.is_empty() {
         let block = Block::default()
             .borders(Borders::TOP | Borders::BOTTOM)
@@ -78,7 +104,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
         }
         Bottom::Prompt(lines, cursor) => {
             frame.render_widget(Paragraph::new(lines), dialog);
-            if app.overlay.is_none() {
+            if app.dialogs.overlay.is_none() {
                 frame.set_cursor_position(Position::new(
                     dialog.x + cursor.0 as u16,
                     dialog.y + cursor.1 as u16,
@@ -87,7 +113,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
         }
     }
     frame.render_widget(Paragraph::new(status_line(app, width)), status);
-    match &app.overlay {
+    match &app.dialogs.overlay {
         Some(Overlay::Help) => dialog::help(frame),
         Some(Overlay::Picker(p)) => dialog::picker(frame, p),
         None => {}
@@ -109,18 +135,17 @@ impl Bottom {
     }
 }
 
-fn bottom_lines(app: &mut App, width: usize) -> Bottom {
+fn bottom_lines(app: &App, width: usize) -> Bottom {
     if let Some(req) = app.state.permission() {
-        return Bottom::Dialog(dialog::permission(req, &app.permission_ui, width));
+        return Bottom::Dialog(dialog::permission(req, &app.dialogs.permission, width));
     }
     if let Some(req) = app.state.question() {
-        if app.question_ui.request_id != req.id {
-            app.question_ui = crate::app::QuestionUi {
-                request_id: req.id.clone(),
-                ..Default::default()
-            };
-        }
-        return Bottom::Dialog(dialog::question(req, &app.question_ui, width));
+        // The app resets the dialog when a question comes up; until it has seen this one
+        // (its state changed directly), the dialog shows as fresh.
+        let fresh = QuestionUi::default();
+        let ui = &app.dialogs.question;
+        let ui = if ui.request_id == req.id { ui } else { &fresh };
+        return Bottom::Dialog(dialog::question(req, ui, width));
     }
     prompt_lines(app, width)
 }
@@ -167,7 +192,12 @@ fn prompt_lines(app: &App, width: usize) -> Bottom {
     };
     lines.insert(0, Line::from(bar.clone()));
     cursor.1 += 1;
-    let model = app.model.as_ref().map(|m| m.label()).unwrap_or_default();
+    let model = app
+        .chooser
+        .model
+        .as_ref()
+        .map(|m| m.label())
+        .unwrap_or_default();
     lines.push(Line::from(vec![
         bar,
         Span::styled(capitalize(app.agent()), theme::accent()),
@@ -254,7 +284,8 @@ fn notice_line(app: &App) -> Option<Line<'static>> {
     if let Some(e) = &app.state.error {
         return Some(Line::from(Span::styled(format!(" ✗ {e}"), theme::error())));
     }
-    app.notice
+    app.status
+        .notice
         .as_ref()
         .map(|n| Line::from(Span::styled(format!(" {n}"), theme::warn())))
 }
@@ -265,7 +296,7 @@ fn status_line(app: &App, width: usize) -> Line<'static> {
         Busy::Busy => Span::styled(
             format!(
                 " {} working · esc to interrupt",
-                SPINNER[app.spinner % SPINNER.len()]
+                SPINNER[app.status.spinner % SPINNER.len()]
             ),
             theme::warn(),
         ),

@@ -2,9 +2,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
-use strata_tui::app::Overlay;
+use strata_tui::app::{Overlay, QuestionUi};
 use strata_tui::model::{ModelRef, PermissionReply};
-use strata_tui::{Action, App};
+use strata_tui::{Action, App, ClientEvent};
 
 use crate::fixtures::*;
 
@@ -195,6 +195,43 @@ fn the_question_dialog_takes_single_multiple_and_typed_answers() {
     );
 }
 
+fn asked_question(id: &str) -> ClientEvent {
+    let q = json!({"question": "Which one?", "header": "Pick", "multiple": false,
+        "options": [{"label": "A", "description": "first"}, {"label": "B", "description": "second"}]});
+    ClientEvent::Event(ev(
+        None,
+        "question.asked",
+        json!({"id": id, "sessionID": SID, "questions": [q]}),
+    ))
+}
+
+#[test]
+fn a_question_coming_up_resets_the_question_dialog() {
+    let mut app = app_with(vec![]);
+    app.on_client_event(asked_question("que_1"));
+    assert_eq!(app.dialogs.question.request_id, "que_1", "reset on arrival");
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    typed(&mut app, "mine");
+    // A second question waits behind the first: the dialog keeps its place.
+    app.on_client_event(asked_question("que_2"));
+    assert_eq!(app.dialogs.question.custom, "mine");
+    // The first is answered elsewhere: the second comes up on a fresh dialog, before any key.
+    app.on_client_event(ClientEvent::Event(ev(
+        None,
+        "question.rejected",
+        json!({"sessionID": SID, "requestID": "que_1"}),
+    )));
+    assert_eq!(
+        app.dialogs.question,
+        QuestionUi {
+            request_id: "que_2".into(),
+            checked: vec![false, false],
+            ..Default::default()
+        }
+    );
+}
+
 fn command(app: &mut App, line: &str) -> Vec<Action> {
     typed(app, line);
     key(app, KeyCode::Enter)
@@ -219,11 +256,11 @@ fn slash_commands() {
     );
     assert_eq!(command(&mut app, "/export"), vec![Action::Export]);
     command(&mut app, "/model mock/big");
-    assert_eq!(app.model.as_ref().unwrap().model_id, "big");
+    assert_eq!(app.chooser.model.as_ref().unwrap().model_id, "big");
     command(&mut app, "/agent plan");
     assert_eq!(app.agent(), "plan");
     assert_eq!(command(&mut app, "/sessions"), vec![Action::ListSessions]);
-    let Some(Overlay::Picker(p)) = &app.overlay else {
+    let Some(Overlay::Picker(p)) = &app.dialogs.overlay else {
         panic!("no picker")
     };
     assert_eq!(p.items.len(), 2);
@@ -234,13 +271,13 @@ fn slash_commands() {
     );
     command(&mut app, "/model");
     key(&mut app, KeyCode::Enter);
-    assert_eq!(app.model.as_ref().unwrap().model_id, "mock");
+    assert_eq!(app.chooser.model.as_ref().unwrap().model_id, "mock");
     command(&mut app, "/help");
-    assert_eq!(app.overlay, Some(Overlay::Help));
+    assert_eq!(app.dialogs.overlay, Some(Overlay::Help));
     key(&mut app, KeyCode::Char('x'));
-    assert_eq!(app.overlay, None);
+    assert_eq!(app.dialogs.overlay, None);
     command(&mut app, "/nope");
-    assert!(app.notice.as_deref().unwrap().contains("/help"));
+    assert!(app.status.notice.as_deref().unwrap().contains("/help"));
     assert!(command(&mut app, "/new").is_empty());
     assert!(app.state.session.is_none());
 }
@@ -250,7 +287,7 @@ fn paste_keeps_newlines_and_ctrl_o_unfolds_tool_cards() {
     let mut app = app_with(vec![]);
     app.on_paste("line 1\r\nline 2");
     assert_eq!(app.input.text(), "line 1\nline 2");
-    assert!(!app.expanded);
+    assert!(!app.viewport.expanded);
     mods(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
-    assert!(app.expanded);
+    assert!(app.viewport.expanded);
 }

@@ -4,22 +4,27 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
+use strata_tui::app::QuestionUi;
+use strata_tui::view::ViewState;
 use strata_tui::{App, view};
 
 use crate::fixtures::*;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
 
-fn draw(app: &mut App, w: u16, h: u16) -> Terminal<TestBackend> {
+/// Draws a frame and tells the app what it measured, as the runtime does.
+fn draw(app: &mut App, view_state: &mut ViewState, w: u16, h: u16) -> Terminal<TestBackend> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| view::draw(f, app)).unwrap();
+    t.draw(|f| view::draw(f, app, view_state)).unwrap();
+    app.on_drawn(view_state.drawn());
     t
 }
 
 /// Snapshots `app` at both sizes.
 fn check(name: &str, mut app: App) {
+    let mut view_state = ViewState::default();
     for (w, h) in SIZES {
-        let t = draw(&mut app, w, h);
+        let t = draw(&mut app, &mut view_state, w, h);
         insta::assert_snapshot!(format!("{name}_{w}x{h}"), t.backend());
     }
 }
@@ -215,28 +220,81 @@ fn long_session(n: usize) -> App {
 #[test]
 fn a_long_session_scrolled() {
     let mut app = long_session(100);
-    app.scroll = 30;
+    app.viewport.scroll = 30;
     check("long_scrolled", app);
     let mut app = long_session(100);
-    let _ = draw(&mut app, 80, 24);
+    let _ = draw(&mut app, &mut ViewState::default(), 80, 24);
     app.on_key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE));
-    assert!(app.scroll > 0);
+    assert!(app.viewport.scroll > 0);
 }
 
 #[test]
 fn layouts_are_cached_per_message_and_width() {
     let mut app = long_session(200);
-    let _ = draw(&mut app, 80, 24);
-    let first = app.cache.misses;
+    let mut vs = ViewState::default();
+    let _ = draw(&mut app, &mut vs, 80, 24);
+    let first = vs.cache.misses;
     assert_eq!(first, 400, "each message laid out once");
-    let _ = draw(&mut app, 80, 24);
-    assert_eq!(app.cache.misses, first, "nothing laid out again");
+    let _ = draw(&mut app, &mut vs, 80, 24);
+    assert_eq!(vs.cache.misses, first, "nothing laid out again");
     // A streamed token re-lays-out only its own message.
     app.state.apply(delta("msg_a0199", "prt_a199", " more"));
-    let _ = draw(&mut app, 80, 24);
-    assert_eq!(app.cache.misses, first + 1);
-    let _ = draw(&mut app, 120, 40);
-    assert_eq!(app.cache.misses, first + 1 + 400);
+    let _ = draw(&mut app, &mut vs, 80, 24);
+    assert_eq!(vs.cache.misses, first + 1);
+    let _ = draw(&mut app, &mut vs, 120, 40);
+    assert_eq!(vs.cache.misses, first + 1 + 400);
+}
+
+#[test]
+fn drawing_reads_the_app_and_the_runtime_tells_it_what_was_measured() {
+    let mut app = long_session(100);
+    app.state.apply(ev(
+        None,
+        "question.asked",
+        json!({"id": "que_2", "sessionID": SID, "questions": [{"question": "Which?",
+        "options": [{"label": "A"}, {"label": "B"}]}]}),
+    ));
+    // Left over from an earlier question: the view shows the new one fresh, and leaves it.
+    app.dialogs.question = QuestionUi {
+        request_id: "que_1".into(),
+        cursor: 1,
+        custom: "old".into(),
+        ..Default::default()
+    };
+    app.viewport.scroll = 100_000;
+    let before = (
+        app.dialogs.clone(),
+        app.viewport.clone(),
+        app.status.clone(),
+    );
+    let mut vs = ViewState::default();
+    let mut frames = vec![];
+    for _ in 0..2 {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        t.draw(|f| view::draw(f, &app, &mut vs)).unwrap();
+        frames.push(t.backend().to_string());
+    }
+    assert_eq!(frames[0], frames[1]);
+    assert!(frames[0].contains("▸ (•) A"), "{}", frames[0]);
+    assert!(!frames[0].contains("old"), "{}", frames[0]);
+    assert_eq!(
+        (
+            app.dialogs.clone(),
+            app.viewport.clone(),
+            app.status.clone()
+        ),
+        before
+    );
+    // What the frame measured reaches the app only through `on_drawn`.
+    let max = vs.max_scroll.unwrap();
+    assert!(vs.page > 2 && max > vs.page, "page {} max {max}", vs.page);
+    app.on_drawn(vs.drawn());
+    assert_eq!((app.viewport.page, app.viewport.scroll), (vs.page, max));
+    // Page down starts from what was on screen (keys reach the conversation once the
+    // question is gone).
+    app.state.questions.clear();
+    app.on_key(KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE));
+    assert_eq!(app.viewport.scroll, max - vs.page / 2);
 }
 
 #[test]
