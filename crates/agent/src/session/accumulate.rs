@@ -68,41 +68,11 @@ impl StepAccumulator {
 
     /// Applies one stream event.
     pub fn push(&mut self, event: StreamEvent) -> Vec<Change> {
-        let mut out = Vec::new();
         match event {
-            StreamEvent::ReasoningDelta(delta) => {
-                if delta.is_empty() {
-                    return out;
-                }
-                out.extend(self.close_text());
-                match &mut self.open_reasoning {
-                    Some(text) => text.push_str(&delta),
-                    None => {
-                        out.push(Change::ReasoningOpened);
-                        self.open_reasoning = Some(delta);
-                    }
-                }
-            }
-            StreamEvent::ReasoningEnd { signature, item } => {
-                let text = match self.open_reasoning.take() {
-                    Some(text) => text,
-                    // A signed block (or an item) with no visible text must still be sent back.
-                    None if signature.is_some() || item.is_some() => {
-                        out.push(Change::ReasoningOpened);
-                        String::new()
-                    }
-                    None => return out,
-                };
-                out.push(Change::ReasoningClosed {
-                    text,
-                    signature,
-                    redacted: None,
-                    item,
-                });
-            }
+            StreamEvent::ReasoningDelta(delta) => self.reasoning_delta(delta),
+            StreamEvent::ReasoningEnd { signature, item } => self.reasoning_end(signature, item),
             StreamEvent::RedactedReasoning(data) => {
-                out.extend(self.close_text());
-                out.extend(self.close_reasoning());
+                let mut out = self.close_open();
                 out.push(Change::ReasoningOpened);
                 out.push(Change::ReasoningClosed {
                     text: String::new(),
@@ -110,70 +80,118 @@ impl StepAccumulator {
                     redacted: Some(data),
                     item: None,
                 });
+                out
             }
-            StreamEvent::TextDelta(delta) => {
-                if delta.is_empty() {
-                    return out;
-                }
-                out.extend(self.close_reasoning());
-                match &mut self.open_text {
-                    Some(text) => text.push_str(&delta),
-                    None => {
-                        out.push(Change::TextOpened);
-                        self.open_text = Some(delta.clone());
-                    }
-                }
-                out.push(Change::TextDelta(delta));
-            }
-            StreamEvent::ToolCallStarted { id, name } => {
-                out.extend(self.close_reasoning());
-                out.extend(self.close_text());
-                if self.slot(&id).is_none() {
-                    self.calls.push(Slot {
-                        id: id.clone(),
-                        name: name.clone(),
-                        raw: String::new(),
-                        ready: None,
-                        part_id: None,
-                    });
-                    out.push(Change::CallStarted { id, name });
-                }
-            }
+            StreamEvent::TextDelta(delta) => self.text_delta(delta),
+            StreamEvent::ToolCallStarted { id, name } => self.start_call(id, name),
             StreamEvent::ToolCallDelta { id, delta } => {
                 if let Some(slot) = self.slot(&id) {
                     slot.raw.push_str(&delta);
                 }
+                Vec::new()
             }
-            StreamEvent::ToolCallReady(call) => {
-                if self.slot(&call.id).is_none() {
-                    // A provider that announces a call only when it is whole.
-                    out.extend(self.close_reasoning());
-                    out.extend(self.close_text());
-                    self.calls.push(Slot {
-                        id: call.id.clone(),
-                        name: call.name.clone(),
-                        raw: String::new(),
-                        ready: None,
-                        part_id: None,
-                    });
-                    out.push(Change::CallStarted {
-                        id: call.id.clone(),
-                        name: call.name.clone(),
-                    });
-                }
-                if let Some(slot) = self.slot(&call.id)
-                    && slot.ready.is_none()
-                {
-                    slot.raw.clone_from(&call.arguments);
-                    slot.ready = Some(call.clone());
-                    out.push(Change::CallReady(call));
-                }
-            }
+            StreamEvent::ToolCallReady(call) => self.call_ready(call),
             StreamEvent::Finish { reason, usage } => {
-                out.extend(self.close_reasoning());
-                out.extend(self.close_text());
+                let mut out = self.close_open();
                 out.push(Change::Finished { reason, usage });
+                out
             }
+        }
+    }
+
+    /// Closes the open reasoning part, then the open text part.
+    fn close_open(&mut self) -> Vec<Change> {
+        let mut out: Vec<Change> = self.close_reasoning().into_iter().collect();
+        out.extend(self.close_text());
+        out
+    }
+
+    fn reasoning_delta(&mut self, delta: String) -> Vec<Change> {
+        if delta.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<Change> = self.close_text().into_iter().collect();
+        match &mut self.open_reasoning {
+            Some(text) => text.push_str(&delta),
+            None => {
+                out.push(Change::ReasoningOpened);
+                self.open_reasoning = Some(delta);
+            }
+        }
+        out
+    }
+
+    fn reasoning_end(
+        &mut self,
+        signature: Option<String>,
+        item: Option<ReasoningItem>,
+    ) -> Vec<Change> {
+        let mut out = Vec::new();
+        let text = match self.open_reasoning.take() {
+            Some(text) => text,
+            // A signed block (or an item) with no visible text must still be sent back; it
+            // starts a part of its own, so the text before it ends first.
+            None if signature.is_some() || item.is_some() => {
+                out.extend(self.close_text());
+                out.push(Change::ReasoningOpened);
+                String::new()
+            }
+            None => return out,
+        };
+        out.push(Change::ReasoningClosed {
+            text,
+            signature,
+            redacted: None,
+            item,
+        });
+        out
+    }
+
+    fn text_delta(&mut self, delta: String) -> Vec<Change> {
+        if delta.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<Change> = self.close_reasoning().into_iter().collect();
+        match &mut self.open_text {
+            Some(text) => text.push_str(&delta),
+            None => {
+                out.push(Change::TextOpened);
+                self.open_text = Some(delta.clone());
+            }
+        }
+        out.push(Change::TextDelta(delta));
+        out
+    }
+
+    /// A call's first fragment: the open parts end and the call gets its slot (once).
+    fn start_call(&mut self, id: String, name: String) -> Vec<Change> {
+        let mut out = self.close_open();
+        if self.slot(&id).is_none() {
+            self.calls.push(Slot {
+                id: id.clone(),
+                name: name.clone(),
+                raw: String::new(),
+                ready: None,
+                part_id: None,
+            });
+            out.push(Change::CallStarted { id, name });
+        }
+        out
+    }
+
+    fn call_ready(&mut self, call: ToolCall) -> Vec<Change> {
+        // A provider that announces a call only when it is whole starts it here.
+        let mut out = if self.slot(&call.id).is_none() {
+            self.start_call(call.id.clone(), call.name.clone())
+        } else {
+            Vec::new()
+        };
+        if let Some(slot) = self.slot(&call.id)
+            && slot.ready.is_none()
+        {
+            slot.raw.clone_from(&call.arguments);
+            slot.ready = Some(call.clone());
+            out.push(Change::CallReady(call));
         }
         out
     }
@@ -457,6 +475,34 @@ mod tests {
             a.ready_with_parts(),
             vec![(call("c2", "glob", "{}"), "prt_2".to_string())],
             "only ready calls, with their parts"
+        );
+    }
+
+    #[test]
+    fn a_signed_block_without_text_ends_the_text_before_it() {
+        let mut a = StepAccumulator::new();
+        a.push(StreamEvent::TextDelta("Thinking done.".into()));
+        let changes = a.push(StreamEvent::ReasoningEnd {
+            signature: Some("sig".into()),
+            item: None,
+        });
+        assert_eq!(
+            changes,
+            vec![
+                Change::TextClosed("Thinking done.".into()),
+                Change::ReasoningOpened,
+                Change::ReasoningClosed {
+                    text: String::new(),
+                    signature: Some("sig".into()),
+                    redacted: None,
+                    item: None,
+                },
+            ]
+        );
+        // Text after it is a new part.
+        assert_eq!(
+            a.push(StreamEvent::TextDelta("More.".into()))[0],
+            Change::TextOpened
         );
     }
 }

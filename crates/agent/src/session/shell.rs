@@ -14,7 +14,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::RunError;
-use super::execute::{CallEnd, CallEnv, execute, prepare};
+use super::execute::{CallEnd, CallEnv, CallOutcome, execute, prepare};
 use super::parts::ModelRef;
 use super::record::Recorder;
 use super::runner::{RunOutcome, RunReport, Runner};
@@ -47,18 +47,7 @@ impl Runner {
         let agent = self.agent(&self.options.agent)?;
         let ruleset = self.ruleset(&agent)?;
         let Some(bash) = s.registry.get(SHELL_TOOL) else {
-            // Nothing recorded: there is nothing to show for it.
-            return Ok(RunReport {
-                session_id: session_id.to_string(),
-                outcome: RunOutcome::Failed {
-                    error: format!(
-                        "the `{SHELL_TOOL}` tool is not available in this project, so the \
-                         command cannot be run"
-                    ),
-                },
-                steps: 0,
-                text: String::new(),
-            });
+            return Ok(unavailable(session_id));
         };
         crate::recover::recover_session(&s.store, session_id)?;
         let _owner = crate::owned::RunGuard::begin(&s.store, session_id)?;
@@ -68,14 +57,7 @@ impl Runner {
             model_id: model.api_model.clone(),
         };
         let rec = Recorder::new(s.store.clone(), session_id, sink);
-        let user = UserMessage::new(now_ms(), &agent.name)
-            .sent_to(&model_ref.provider_id, &model_ref.model_id);
-        let user = rec.message(Role::User, &user)?;
-        rec.part(
-            &user.id,
-            None,
-            &TextPart::user(&announcement(command)).into(),
-        )?;
+        let user_id = announce(&rec, &agent.name, &model_ref, command)?;
         rec.status(SessionStatus::Busy)?;
 
         let step = StepMessage::open(&rec, &agent.name, &model_ref)?;
@@ -95,33 +77,9 @@ impl Runner {
             early_calls: false,
             cancel: &cancel,
         };
-        let call = ToolCall {
-            id: format!("shell_{}", user.id),
-            name: SHELL_TOOL.into(),
-            arguments: json!({"command": command}).to_string(),
-            meta: None,
-        };
-        let pending = prepare(&env, step.id(), "", &call);
-        let part = rec.part(step.id(), None, &pending.part.clone().into())?;
-        let prepared = super::execute::Prepared {
-            part_id: part.id,
-            ..pending
-        };
-        let result = execute(&env, prepared).await?;
+        let result = run_call(&env, &step, &user_id, command).await?;
         step.finish(&rec, &FinishReason::Stop, None, 0.0)?;
-        let outcome = match result.end {
-            CallEnd::Cancelled => {
-                rec.error(
-                    "MessageAbortedError",
-                    "The command was cancelled by the user.",
-                )?;
-                RunOutcome::Cancelled
-            }
-            CallEnd::Halted => RunOutcome::Stopped {
-                reason: result.output.clone(),
-            },
-            CallEnd::Completed | CallEnd::Failed => RunOutcome::Completed,
-        };
+        let outcome = outcome_of(&rec, &result)?;
         rec.status(SessionStatus::Idle)?;
         Ok(RunReport {
             session_id: session_id.to_string(),
@@ -130,4 +88,78 @@ impl Runner {
             text: result.output,
         })
     }
+}
+
+/// The report of a shell request in a project without the `bash` tool; nothing is recorded,
+/// as there is nothing to show for it.
+fn unavailable(session_id: &str) -> RunReport {
+    RunReport {
+        session_id: session_id.to_string(),
+        outcome: RunOutcome::Failed {
+            error: format!(
+                "the `{SHELL_TOOL}` tool is not available in this project, so the command \
+                 cannot be run"
+            ),
+        },
+        steps: 0,
+        text: String::new(),
+    }
+}
+
+/// Records the user message saying the user ran `command`; returns its id.
+fn announce(
+    rec: &Recorder,
+    agent: &str,
+    model: &ModelRef,
+    command: &str,
+) -> Result<String, RunError> {
+    let user = UserMessage::new(now_ms(), agent).sent_to(&model.provider_id, &model.model_id);
+    let user = rec.message(Role::User, &user)?;
+    rec.part(
+        &user.id,
+        None,
+        &TextPart::user(&announcement(command)).into(),
+    )?;
+    Ok(user.id)
+}
+
+/// The `bash` call in the step message, through the normal tool path.
+async fn run_call(
+    env: &CallEnv<'_>,
+    step: &StepMessage,
+    user_id: &str,
+    command: &str,
+) -> Result<CallOutcome, RunError> {
+    let call = ToolCall {
+        id: format!("shell_{user_id}"),
+        name: SHELL_TOOL.into(),
+        arguments: json!({"command": command}).to_string(),
+        meta: None,
+    };
+    let pending = prepare(env, step.id(), "", &call);
+    let part = env
+        .recorder
+        .part(step.id(), None, &pending.part.clone().into())?;
+    let prepared = super::execute::Prepared {
+        part_id: part.id,
+        ..pending
+    };
+    Ok(execute(env, prepared).await?)
+}
+
+/// How the request ended, recording the error a cancelled command leaves.
+fn outcome_of(rec: &Recorder, result: &CallOutcome) -> Result<RunOutcome, RunError> {
+    Ok(match result.end {
+        CallEnd::Cancelled => {
+            rec.error(
+                "MessageAbortedError",
+                "The command was cancelled by the user.",
+            )?;
+            RunOutcome::Cancelled
+        }
+        CallEnd::Halted => RunOutcome::Stopped {
+            reason: result.output.clone(),
+        },
+        CallEnd::Completed | CallEnd::Failed => RunOutcome::Completed,
+    })
 }

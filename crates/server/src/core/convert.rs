@@ -177,69 +177,14 @@ impl Converter {
         self.directory(&event.session_id)
     }
 
+    /// The API events of one stored event, by kind.
     fn events(&mut self, event: &Event) -> Vec<ServerEvent> {
         let sid = event.session_id.clone();
-        let session = || -> Option<Session> {
-            serde_json::from_value(event.data.get("session")?.clone()).ok()
-        };
         match event.kind.as_str() {
             kinds::SESSION_CREATED | kinds::SESSION_UPDATED | SESSION_DELETED => {
-                let Some(s) = session() else { return vec![] };
-                // Not `session_view`: a replayed event must read as it did live, and the usage
-                // summed now would differ from the usage then.
-                let mut info = session_info(&s, stored_rules(&self.store, &s.id));
-                // An undo change carries the revert it set (or `null` when it cleared one).
-                match event.data.get("revert") {
-                    Some(Value::Null) | None => {}
-                    Some(revert) => {
-                        info.extra.insert("revert".into(), revert.clone());
-                    }
-                }
-                vec![match event.kind.as_str() {
-                    kinds::SESSION_CREATED => ServerEvent::SessionCreated {
-                        session_id: sid,
-                        info,
-                    },
-                    kinds::SESSION_UPDATED => ServerEvent::SessionUpdated {
-                        session_id: sid,
-                        info,
-                    },
-                    _ => ServerEvent::SessionDeleted {
-                        session_id: sid,
-                        info,
-                    },
-                }]
+                self.session_event(event).into_iter().collect()
             }
-            kinds::MESSAGE_UPDATED => {
-                let Some(message) = event
-                    .data
-                    .get("message")
-                    .and_then(|m| serde_json::from_value::<Message>(m.clone()).ok())
-                else {
-                    return vec![];
-                };
-                if message.role == Role::User {
-                    self.last_user.insert(sid.clone(), message.id.clone());
-                }
-                let dir = self.directory(&sid);
-                let parent = match self.last_user.get(&sid) {
-                    Some(p) => Some(p.clone()),
-                    // A replay that starts mid-turn has not seen the prompt: ask the store.
-                    None => self
-                        .store
-                        .user_message_before(&sid, message.created_ms, &message.id)
-                        .ok()
-                        .flatten()
-                        .inspect(|p| {
-                            self.last_user.insert(sid.clone(), p.clone());
-                        }),
-                };
-                let info = message_view(&message, parent.as_deref(), dir.as_deref());
-                vec![ServerEvent::MessageUpdated {
-                    session_id: sid,
-                    info,
-                }]
-            }
+            kinds::MESSAGE_UPDATED => self.message_updated(event).into_iter().collect(),
             kinds::PART_UPDATED => match event.part() {
                 Some(part) => vec![part_updated(&part, event.created_ms)],
                 None => vec![],
@@ -255,20 +200,7 @@ impl Converter {
                     todos,
                 }]
             }
-            "session.status" => {
-                let Ok(status) = serde_json::from_value::<StatusEvent>(event.data.clone()) else {
-                    return vec![];
-                };
-                let idle = status.status == SessionStatus::Idle;
-                let mut out = vec![ServerEvent::SessionStatus {
-                    session_id: sid.clone(),
-                    status: status.status,
-                }];
-                if idle {
-                    out.push(ServerEvent::SessionIdle { session_id: sid });
-                }
-                out
-            }
+            "session.status" => status_events(event),
             "session.error" => {
                 let error = event
                     .data
@@ -291,6 +223,71 @@ impl Converter {
             _ => vec![],
         }
     }
+
+    /// `session.created`, `.updated` or `.deleted`, with the revert an undo set.
+    fn session_event(&self, event: &Event) -> Option<ServerEvent> {
+        let s: Session = serde_json::from_value(event.data.get("session")?.clone()).ok()?;
+        let session_id = event.session_id.clone();
+        // Not `session_view`: a replayed event must read as it did live, and the usage summed
+        // now would differ from the usage then.
+        let mut info = session_info(&s, stored_rules(&self.store, &s.id));
+        // An undo change carries the revert it set (or `null` when it cleared one).
+        match event.data.get("revert") {
+            Some(Value::Null) | None => {}
+            Some(revert) => {
+                info.extra.insert("revert".into(), revert.clone());
+            }
+        }
+        Some(match event.kind.as_str() {
+            kinds::SESSION_CREATED => ServerEvent::SessionCreated { session_id, info },
+            kinds::SESSION_UPDATED => ServerEvent::SessionUpdated { session_id, info },
+            _ => ServerEvent::SessionDeleted { session_id, info },
+        })
+    }
+
+    /// `message.updated`, with the user message the message answers as its parent.
+    fn message_updated(&mut self, event: &Event) -> Option<ServerEvent> {
+        let message: Message = serde_json::from_value(event.data.get("message")?.clone()).ok()?;
+        let sid = event.session_id.clone();
+        if message.role == Role::User {
+            self.last_user.insert(sid.clone(), message.id.clone());
+        }
+        let dir = self.directory(&sid);
+        let parent = match self.last_user.get(&sid) {
+            Some(p) => Some(p.clone()),
+            // A replay that starts mid-turn has not seen the prompt: ask the store.
+            None => self
+                .store
+                .user_message_before(&sid, message.created_ms, &message.id)
+                .ok()
+                .flatten()
+                .inspect(|p| {
+                    self.last_user.insert(sid.clone(), p.clone());
+                }),
+        };
+        let info = message_view(&message, parent.as_deref(), dir.as_deref());
+        Some(ServerEvent::MessageUpdated {
+            session_id: sid,
+            info,
+        })
+    }
+}
+
+/// `session.status`, and `session.idle` after it when the session went idle.
+fn status_events(event: &Event) -> Vec<ServerEvent> {
+    let Ok(status) = serde_json::from_value::<StatusEvent>(event.data.clone()) else {
+        return vec![];
+    };
+    let session_id = event.session_id.clone();
+    let idle = status.status == SessionStatus::Idle;
+    let mut out = vec![ServerEvent::SessionStatus {
+        session_id: session_id.clone(),
+        status: status.status,
+    }];
+    if idle {
+        out.push(ServerEvent::SessionIdle { session_id });
+    }
+    out
 }
 
 /// `message.part.updated` for a stored part.
