@@ -29,6 +29,7 @@
 pub mod accumulate;
 pub mod agent_mode;
 pub mod compact;
+mod error;
 pub mod execute;
 pub mod history;
 pub mod inflight;
@@ -40,6 +41,7 @@ pub mod record;
 mod rows;
 pub mod runner;
 pub mod schedule;
+mod services;
 pub mod shell;
 pub mod small_model;
 mod spans;
@@ -50,95 +52,14 @@ pub mod totals;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use strata_graph::{Context, Missing};
-use strata_registry::{Agents, ToolRegistry, UnknownAgent};
-use strata_services::clock::Clock;
-use strata_services::config::Config;
-use strata_services::flags::RuntimeFlags;
-use strata_services::instance::InstanceInfo;
-use strata_services::instructions::Instructions;
-use strata_services::permission::{Permission, RuleConfigError};
-use strata_services::skills::Skills;
 
 use crate::events::{message_json, part_json, session_json};
 use crate::store::{Session, Store, StoreError};
-use crate::subagents::SubagentRuns;
 
+pub use error::RunError;
 pub use model::Model;
 pub use runner::{RunOptions, RunOutcome, RunReport, Runner};
-
-/// The services the loop uses, resolved from an instance.
-#[derive(Debug, Clone)]
-pub struct LoopServices {
-    pub store: Store,
-    pub registry: ToolRegistry,
-    pub permission: Permission,
-    pub config: Config,
-    pub flags: RuntimeFlags,
-    pub info: InstanceInfo,
-    pub skills: Skills,
-    /// The instruction files for the system prompt.
-    pub instructions: Instructions,
-    /// The agents a run may use; [`RunOptions::agent`] names one.
-    pub agents: Agents,
-    /// Waits between retries go through the Clock, so tests can drive them.
-    pub clock: Clock,
-    /// The live runs, so `task` can start children from this one.
-    pub runs: SubagentRuns,
-}
-
-impl LoopServices {
-    /// Resolves every service from an instance context (the store from the global tier).
-    pub fn from_context(cx: &Context) -> Result<Self, Missing> {
-        Ok(Self {
-            store: cx.get::<Store>()?,
-            registry: cx.get::<ToolRegistry>()?,
-            permission: cx.get::<Permission>()?,
-            config: cx.get::<Config>()?,
-            flags: cx.get::<RuntimeFlags>()?,
-            info: cx.get::<InstanceInfo>()?,
-            skills: cx.get::<Skills>()?,
-            instructions: cx.get::<Instructions>()?,
-            agents: cx.get::<Agents>()?,
-            clock: cx.get::<Clock>()?,
-            // Graphs without the registry cannot start subagents; a private one is harmless.
-            runs: cx.get::<SubagentRuns>().unwrap_or_default(),
-        })
-    }
-
-    /// The model resolver of this instance: the config's providers and its
-    /// `enabled_providers`/`disabled_providers`, the process environment, and the keys stored by
-    /// `strata auth login` (and opencode's).
-    pub fn resolver(&self) -> crate::provider::Resolver<'_> {
-        let env = |k: &str| std::env::var(k).ok();
-        let credentials = crate::provider::Credentials::standard(
-            &self.flags.data_dir,
-            &self.flags.home_dir,
-            &env,
-        );
-        crate::provider::Resolver::new(&self.config.provider)
-            .with_filters_from(&self.config.raw)
-            .with_credentials(credentials)
-    }
-}
-
-/// Why a run could not go on (model failures are a [`RunOutcome`], not this).
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    UnknownAgent(#[from] UnknownAgent),
-    #[error("the permission rules in the configuration are invalid: {0}")]
-    Rules(#[from] RuleConfigError),
-    #[error("the model settings are invalid: {0}")]
-    Catalogue(#[from] crate::catalogue::CatalogueError),
-    #[error(
-        "there is no earlier session in {} to continue; run without --continue to start one",
-        dir.display()
-    )]
-    NothingToContinue { dir: std::path::PathBuf },
-}
+pub use services::LoopServices;
 
 /// Which session a run goes into.
 #[derive(Debug, Clone, PartialEq, Eq)]

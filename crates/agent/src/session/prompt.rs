@@ -16,7 +16,7 @@ use strata_services::permission::Ruleset;
 use strata_services::skills::Skill;
 use strata_tools::ErasedTool;
 
-use super::LoopServices;
+use super::services::LoopServices;
 use strata_tools::skill::SkillTool;
 
 const BASE: &str = include_str!("prompts/base.md");

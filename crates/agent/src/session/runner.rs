@@ -15,9 +15,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::error::RunError;
 pub use super::model::Model;
+use super::services::LoopServices;
 use super::small_model::SmallModel;
-use super::{LoopServices, RunError};
 
 mod turn;
 use crate::events::LoopEvent;

@@ -13,7 +13,7 @@ use strata_protocol::part::TextPart;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::RunError;
+use super::error::RunError;
 use super::execute::{CallEnd, CallEnv, CallOutcome, execute, prepare};
 use super::parts::ModelRef;
 use super::record::Recorder;

@@ -4,8 +4,9 @@
 
 use tracing::{Span, info_span};
 
+use super::error::RunError;
 use super::parts::ModelRef;
-use super::{RunError, RunReport};
+use super::runner::RunReport;
 
 /// One `Runner::run`: a user message and every step it took.
 pub(crate) fn turn(session_id: &str, agent: &str, model: &str) -> Span {
