@@ -1,7 +1,6 @@
 //! The tool surface per model, mode and rules, from a real instance's registry. Expected lists
 //! come from what `strata_tools::builtin()` declares; a few spot checks pin the behaviour.
 
-#[path = "surface/agents.rs"]
 mod agents;
 
 use serde_json::json;

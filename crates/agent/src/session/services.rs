@@ -1,0 +1,70 @@
+//! [`LoopServices`]: the services the loop uses, resolved from an instance, and the model
+//! resolver of that instance.
+
+use strata_graph::{Context, Missing};
+use strata_registry::{Agents, ToolRegistry};
+use strata_services::clock::Clock;
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
+use strata_services::instance::InstanceInfo;
+use strata_services::instructions::Instructions;
+use strata_services::permission::Permission;
+use strata_services::skills::Skills;
+
+use crate::store::Store;
+use crate::subagents::SubagentRuns;
+
+/// The services the loop uses, resolved from an instance.
+#[derive(Debug, Clone)]
+pub struct LoopServices {
+    pub store: Store,
+    pub registry: ToolRegistry,
+    pub permission: Permission,
+    pub config: Config,
+    pub flags: RuntimeFlags,
+    pub info: InstanceInfo,
+    pub skills: Skills,
+    /// The instruction files for the system prompt.
+    pub instructions: Instructions,
+    /// The agents a run may use; [`RunOptions::agent`] names one.
+    pub agents: Agents,
+    /// Waits between retries go through the Clock, so tests can drive them.
+    pub clock: Clock,
+    /// The live runs, so `task` can start children from this one.
+    pub runs: SubagentRuns,
+}
+
+impl LoopServices {
+    /// Resolves every service from an instance context (the store from the global tier).
+    pub fn from_context(cx: &Context) -> Result<Self, Missing> {
+        Ok(Self {
+            store: cx.get::<Store>()?,
+            registry: cx.get::<ToolRegistry>()?,
+            permission: cx.get::<Permission>()?,
+            config: cx.get::<Config>()?,
+            flags: cx.get::<RuntimeFlags>()?,
+            info: cx.get::<InstanceInfo>()?,
+            skills: cx.get::<Skills>()?,
+            instructions: cx.get::<Instructions>()?,
+            agents: cx.get::<Agents>()?,
+            clock: cx.get::<Clock>()?,
+            // Graphs without the registry cannot start subagents; a private one is harmless.
+            runs: cx.get::<SubagentRuns>().unwrap_or_default(),
+        })
+    }
+
+    /// The model resolver of this instance: the config's providers and its
+    /// `enabled_providers`/`disabled_providers`, the process environment, and the keys stored by
+    /// `strata auth login` (and opencode's).
+    pub fn resolver(&self) -> crate::provider::Resolver<'_> {
+        let env = |k: &str| std::env::var(k).ok();
+        let credentials = crate::provider::Credentials::standard(
+            &self.flags.data_dir,
+            &self.flags.home_dir,
+            &env,
+        );
+        crate::provider::Resolver::new(&self.config.provider)
+            .with_filters_from(&self.config.raw)
+            .with_credentials(credentials)
+    }
+}
