@@ -6,8 +6,10 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
 use strata_protocol::tool::{ToolPart, ToolState};
-use strata_services::permission::{AskRequest, Permission, Ruleset, ToolRef};
-use strata_tools::{ErasedTool, ToolCx, ToolError};
+use strata_services::permission::{Permission, Ruleset};
+use strata_tools::contract::MetadataUpdate;
+use strata_tools::invalid::Invalid;
+use strata_tools::{Ask, ErasedTool, ToolCx, ToolError};
 use tokio_util::sync::CancellationToken;
 
 use super::parts;
@@ -15,7 +17,6 @@ use super::record::Recorder;
 use crate::doom::DoomGuard;
 use crate::provider::ToolCall;
 use crate::store::{StoreError, now_ms};
-use strata_tools::invalid::Invalid;
 
 /// The tool an unknown or malformed call goes to.
 const INVALID: &str = <Invalid as strata_tools::Tool>::ID;
@@ -199,23 +200,12 @@ async fn run(
     };
     let start = now_ms();
     p.record(env, parts::running(&p.input, start, None, None))?;
-    if repeated && let Err(e) = ask_doom_loop(env, &p).await {
+    let (meta_tx, mut meta_rx) = tokio::sync::mpsc::unbounded_channel();
+    let cx = tool_cx(env, &p, meta_tx);
+    // The same ask a tool makes, under `doom_loop`: the user sees it like any other.
+    if repeated && let Err(e) = cx.ask(doom_ask(&p)).await {
         return finish(env, p, start, Err(e));
     }
-    let (meta_tx, mut meta_rx) = tokio::sync::mpsc::unbounded_channel();
-    let cx = ToolCx::builder(env.recorder.session_id())
-        .message(&p.message_id)
-        .call(p.call_id())
-        .agent(env.agent)
-        .model(env.model)
-        .abort(env.cancel.child_token())
-        .metadata_sink(meta_tx)
-        .permission(env.permission.clone(), env.ruleset.clone());
-    let cx = match env.plan_file {
-        Some(path) => cx.plan_file(path),
-        None => cx,
-    }
-    .build();
     // Cancellation reaches the tool through `abort`; the wrapper's cancel layer ends the call
     // (with the tool's own result when it stops in time, as `bash` does).
     let call = tool.call(p.arguments.clone(), cx);
@@ -234,23 +224,33 @@ async fn run(
     finish(env, p, start, result)
 }
 
-async fn ask_doom_loop(env: &CallEnv<'_>, p: &Prepared) -> Result<(), ToolError> {
-    let request = AskRequest {
-        session_id: env.recorder.session_id().to_string(),
-        permission: "doom_loop".into(),
-        patterns: vec![p.name().to_string()],
-        always: vec![p.name().to_string()],
-        metadata: json!({"tool": p.name(), "input": p.input}),
-        tool: Some(ToolRef {
-            message_id: p.message_id.clone(),
-            call_id: p.call_id().to_string(),
-        }),
-        ruleset: env.ruleset.clone(),
-    };
-    env.permission
-        .ask(request, env.cancel.clone())
-        .await
-        .map_err(ToolError::from)
+/// The context a call's tool runs with: this session, message, call and agent, the run's
+/// cancellation, the metadata sink and the permission rules.
+fn tool_cx(
+    env: &CallEnv<'_>,
+    p: &Prepared,
+    meta_tx: tokio::sync::mpsc::UnboundedSender<MetadataUpdate>,
+) -> ToolCx {
+    let cx = ToolCx::builder(env.recorder.session_id())
+        .message(&p.message_id)
+        .call(p.call_id())
+        .agent(env.agent)
+        .model(env.model)
+        .abort(env.cancel.child_token())
+        .metadata_sink(meta_tx)
+        .permission(env.permission.clone(), env.ruleset.clone());
+    match env.plan_file {
+        Some(path) => cx.plan_file(path),
+        None => cx,
+    }
+    .build()
+}
+
+/// What the user is asked when the model repeats the same call.
+fn doom_ask(p: &Prepared) -> Ask {
+    let name = p.name().to_string();
+    Ask::new("doom_loop", vec![name.clone()], vec![name])
+        .metadata(json!({"tool": p.name(), "input": p.input}))
 }
 
 fn cancelled(env: &CallEnv<'_>, mut p: Prepared, start: i64) -> Result<CallOutcome, StoreError> {
