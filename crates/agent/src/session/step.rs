@@ -27,13 +27,10 @@ use crate::store::{StoreError, now_ms};
 /// What a step needs to call the model.
 #[derive(Debug)]
 pub struct StepEnv<'a> {
-    pub recorder: &'a Recorder,
     pub provider: &'a dyn Provider,
     pub model: &'a ModelRef,
-    pub agent: &'a str,
     pub system: &'a str,
     pub tools: &'a [ToolSpec],
-    pub cancel: &'a CancellationToken,
     /// `max_tokens` and reasoning settings for this model (see [`crate::catalogue::settings`]).
     pub max_tokens: Option<u32>,
     pub reasoning: &'a Reasoning,
@@ -44,8 +41,25 @@ pub struct StepEnv<'a> {
     pub interleaved: Option<&'a str>,
     /// Prompt caching turned off for this model (see [`ChatRequest::no_cache`]).
     pub no_cache: bool,
-    /// Where the step's calls run.
+    /// Where the step's calls run; the turn's recorder, agent and cancellation are its.
     pub calls: &'a CallEnv<'a>,
+}
+
+impl<'a> StepEnv<'a> {
+    /// Where the turn's changes are recorded.
+    pub fn recorder(&self) -> &'a Recorder {
+        self.calls.recorder
+    }
+
+    /// The agent running the turn.
+    pub fn agent(&self) -> &'a str {
+        self.calls.agent
+    }
+
+    /// The turn's cancellation.
+    pub fn cancel(&self) -> &'a CancellationToken {
+        self.calls.cancel
+    }
 }
 
 impl StepEnv<'_> {
@@ -62,7 +76,7 @@ impl StepEnv<'_> {
             reasoning,
             temperature: self.temperature,
             interleaved: self.interleaved.map(str::to_string),
-            cache_key: (!self.no_cache).then(|| self.recorder.session_id().to_string()),
+            cache_key: (!self.no_cache).then(|| self.recorder().session_id().to_string()),
             no_cache: self.no_cache,
         }
     }
@@ -103,8 +117,8 @@ pub async fn run_step<'a>(
     history: Vec<ChatMessage>,
     will_retry: bool,
 ) -> Result<StepEnd<'a>, StoreError> {
-    let rec = env.recorder;
-    let message = StepMessage::open(rec, env.agent, env.model)?;
+    let rec = env.recorder();
+    let message = StepMessage::open(rec, env.agent(), env.model)?;
     let mut driver = Driver {
         rec,
         message_id: message.id().to_string(),
@@ -116,7 +130,7 @@ pub async fn run_step<'a>(
     let request = env.request(history, env.reasoning.clone());
     let result = stream(env, request, &mut driver)
         .instrument(super::spans::model_request(
-            env.recorder.session_id(),
+            env.recorder().session_id(),
             env.model,
         ))
         .await?;
@@ -130,8 +144,8 @@ pub async fn run_step<'a>(
         },
         Err(error) => {
             driver.break_off(&error).await?;
-            let retried = will_retry && error.retryable() && !env.cancel.is_cancelled();
-            let error = if env.cancel.is_cancelled() {
+            let retried = will_retry && error.retryable() && !env.cancel().is_cancelled();
+            let error = if env.cancel().is_cancelled() {
                 ProviderError::Cancelled
             } else {
                 error
@@ -156,7 +170,7 @@ async fn stream(
     request: ChatRequest,
     driver: &mut Driver<'_>,
 ) -> Result<Streamed, StoreError> {
-    let cancel = env.cancel;
+    let cancel = env.cancel();
     let opened = tokio::select! {
         opened = env.provider.stream(request, cancel.child_token()) => opened,
         () = cancel.cancelled() => Err(ProviderError::Cancelled),

@@ -120,7 +120,7 @@ pub fn prune(
                 continue;
             }
             done.time.compacted = Some(now);
-            env.recorder
+            env.recorder()
                 .part(&message.id, Some(&part.id), &PartData::Tool(tool))?;
             pruned += 1;
         }
@@ -137,7 +137,7 @@ pub async fn compact(
     overflow: bool,
     small: Option<&SmallModel>,
 ) -> Result<Result<(), ProviderError>, StoreError> {
-    let rec = env.recorder;
+    let rec = env.recorder();
     let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
     prune(env, &messages, settings.info.as_ref())?;
     let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
@@ -148,7 +148,7 @@ pub async fn compact(
     let started = now_ms();
     let mut data = AssistantMessage::new(
         started,
-        env.agent,
+        env.agent(),
         &summariser.model.provider_id,
         &summariser.model.model_id,
     );
@@ -168,13 +168,13 @@ pub async fn compact(
     // Tools are offered (Anthropic wants them declared when the history holds calls), but the
     // prompt asks for text only and any call is ignored.
     let request = summariser.request(env, history);
-    let cancel = env.cancel.child_token();
+    let cancel = env.cancel().child_token();
     let result = tokio::select! {
         r = async {
             let events = summariser.provider.stream(request, cancel.clone()).await?;
             collect(events).await
         } => r,
-        () = env.cancel.cancelled() => Err(ProviderError::Cancelled),
+        () = env.cancel().cancelled() => Err(ProviderError::Cancelled),
     };
     data.time.completed = Some(now_ms());
     match result {
@@ -256,7 +256,7 @@ pub async fn before_step(
     overflow: bool,
     small: Option<&SmallModel>,
 ) -> Result<Option<ProviderError>, StoreError> {
-    let rec = env.recorder;
+    let rec = env.recorder();
     let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
     if !overflow && !due(&messages, settings.info.as_ref()) {
         return Ok(None);

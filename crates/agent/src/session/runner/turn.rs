@@ -151,13 +151,10 @@ impl Runner {
         };
         let info = cx.settings.info.as_ref();
         let step_env = StepEnv {
-            recorder: cx.rec,
             provider: self.model.provider.as_ref(),
             model: &model_ref,
-            agent: &agent.name,
             system: &system,
             tools: &specs,
-            cancel: cx.cancel,
             calls: &call_env,
             max_tokens: cx.settings.max_tokens,
             reasoning: &cx.settings.reasoning,
