@@ -176,7 +176,7 @@ impl Runner {
             .run_turn(session_id, message, cancel, sink)
             .instrument(span)
             .await;
-        super::spans::log_end(session_id, &self.model.id, &report);
+        log_end(session_id, &self.model.id, &report);
         report
     }
 }
@@ -202,6 +202,20 @@ fn title_of(message: &str) -> String {
         title.push('…');
     }
     title
+}
+
+/// One log line per finished run, for the log file.
+fn log_end(session_id: &str, model: &str, report: &Result<RunReport, RunError>) {
+    match report {
+        Ok(r) => tracing::info!(
+            session.id = %session_id,
+            model = %model,
+            steps = r.steps,
+            outcome = ?r.outcome,
+            "run ended"
+        ),
+        Err(e) => tracing::info!(session.id = %session_id, model = %model, "run failed: {e}"),
+    }
 }
 
 #[cfg(test)]

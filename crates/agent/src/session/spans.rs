@@ -4,9 +4,7 @@
 
 use tracing::{Span, info_span};
 
-use super::error::RunError;
 use super::parts::ModelRef;
-use super::runner::RunReport;
 
 /// One `Runner::run`: a user message and every step it took.
 pub(crate) fn turn(session_id: &str, agent: &str, model: &str) -> Span {
@@ -31,18 +29,4 @@ pub(crate) fn model_request(session_id: &str, model: &ModelRef) -> Span {
         gen_ai.system = %model.provider_id,
         gen_ai.request.model = %model.model_id,
     )
-}
-
-/// One log line per finished run, for the log file.
-pub(crate) fn log_end(session_id: &str, model: &str, report: &Result<RunReport, RunError>) {
-    match report {
-        Ok(r) => tracing::info!(
-            session.id = %session_id,
-            model = %model,
-            steps = r.steps,
-            outcome = ?r.outcome,
-            "run ended"
-        ),
-        Err(e) => tracing::info!(session.id = %session_id, model = %model, "run failed: {e}"),
-    }
 }
