@@ -12,6 +12,7 @@
 //! - [`fake_lsp`]: a scripted language server (the `strata-fake-lsp` binary) for the Lsp
 //!   service's protocol tests.
 //! - [`screen::plain`]: a pseudo-terminal's output without its escape sequences.
+//! - [`SseReader`]: a server's event stream read as `(cursor, item)` pairs, with `until`.
 //! - [`require_external!`]: a test that needs an outside program runs when it is installed,
 //!   else says it skipped (or fails under `STRATA_TEST_REQUIRE_EXTERNAL=1`).
 
@@ -27,6 +28,7 @@ mod poll;
 mod programs;
 mod redact;
 pub mod screen;
+mod sse;
 
 pub use http_server::FixtureServer;
 pub use instance::{ReplyMode, TestInstance, TestInstanceBuilder};
@@ -36,3 +38,4 @@ pub use programs::{
     process_ended, verdict,
 };
 pub use redact::redacted;
+pub use sse::{Item as SseItem, SseReader};

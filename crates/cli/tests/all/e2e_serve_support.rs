@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use futures::StreamExt;
 use serde_json::{Value, json};
+use strata_testkit::SseReader;
 use strata_testkit::model_server::ModelServer;
 
 use super::common::{Project, strata_bin};
@@ -132,10 +132,7 @@ impl Served {
         }
         let r = req.send().await.unwrap();
         assert_eq!(r.status().as_u16(), 200);
-        Events {
-            stream: Box::pin(r.bytes_stream()),
-            buffer: Vec::new(),
-        }
+        Events(SseReader::new(r.bytes_stream()))
     }
 }
 
@@ -144,37 +141,13 @@ pub(crate) fn prompt(text: &str) -> Value {
     json!({"model": {"providerID": provider, "modelID": model}, "parts": [{"type": "text", "text": text}]})
 }
 
-type ByteStream =
-    std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<axum::body::Bytes>> + Send>>;
-
-pub(crate) struct Events {
-    stream: ByteStream,
-    buffer: Vec<u8>,
-}
+/// An event stream being read: `(cursor, item)` pairs, each wait limited to `LIMIT`.
+pub(crate) struct Events(SseReader);
 
 impl Events {
     /// The next `(cursor, item)`; `None` when the stream ends or stalls past `LIMIT`.
     pub(crate) async fn next(&mut self) -> Option<(Option<i64>, Value)> {
-        loop {
-            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
-                let frame: Vec<u8> = self.buffer.drain(..end + 2).collect();
-                let text = String::from_utf8(frame).unwrap();
-                let mut id = None;
-                let mut data = Value::Null;
-                for line in text.lines() {
-                    if let Some(v) = line.strip_prefix("id: ") {
-                        id = v.parse().ok();
-                    } else if let Some(v) = line.strip_prefix("data: ") {
-                        data = serde_json::from_str(v).unwrap();
-                    }
-                }
-                return Some((id, data));
-            }
-            match tokio::time::timeout(LIMIT, self.stream.next()).await {
-                Ok(Some(Ok(bytes))) => self.buffer.extend_from_slice(&bytes),
-                _ => return None,
-            }
-        }
+        self.0.next(LIMIT).await
     }
 
     /// Items until `stop` matches one (included).
@@ -182,18 +155,7 @@ impl Events {
         &mut self,
         stop: impl Fn(&Value) -> bool,
     ) -> Vec<(Option<i64>, Value)> {
-        let mut out = Vec::new();
-        loop {
-            let item = self
-                .next()
-                .await
-                .unwrap_or_else(|| panic!("the stream ended; got {out:#?}"));
-            let done = stop(&item.1);
-            out.push(item);
-            if done {
-                return out;
-            }
-        }
+        self.0.until(LIMIT, stop).await
     }
 }
 

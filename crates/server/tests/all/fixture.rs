@@ -12,6 +12,7 @@ use strata_graph::{Node, Tier};
 use strata_server::http::{AuthConfig, HttpOptions};
 use strata_server::{CoreOptions, ServerCore, router};
 use strata_services::flags::RuntimeFlags;
+use strata_testkit::SseReader;
 use strata_testkit::model_server::{ModelServer, Turn};
 use tower::ServiceExt;
 
@@ -229,11 +230,8 @@ fn regex_escape(text: &str) -> String {
 /// Generous limit for a scripted turn.
 pub(crate) const TURN: Duration = Duration::from_secs(30);
 
-/// Reads SSE frames from a response body: `(cursor, item)`.
-pub(crate) struct Sse {
-    stream: axum::body::BodyDataStream,
-    buffer: Vec<u8>,
-}
+/// An event stream being read: `(cursor, item)` pairs, with a limit on every wait.
+pub(crate) struct Sse(SseReader);
 
 impl Server {
     /// Opens an SSE route; `last` is sent as `Last-Event-ID`.
@@ -251,37 +249,14 @@ impl Server {
         assert_eq!(response.status(), StatusCode::OK);
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         assert_eq!(response.headers()["x-accel-buffering"], "no");
-        Sse {
-            stream: response.into_body().into_data_stream(),
-            buffer: Vec::new(),
-        }
+        Sse(SseReader::new(response.into_body().into_data_stream()))
     }
 }
 
 impl Sse {
     /// The next frame, or `None` when the stream ended or nothing came within `limit`.
     pub(crate) async fn next(&mut self, limit: Duration) -> Option<(Option<i64>, Value)> {
-        use futures::StreamExt;
-        loop {
-            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
-                let frame: Vec<u8> = self.buffer.drain(..end + 2).collect();
-                let text = String::from_utf8(frame).unwrap();
-                let mut id = None;
-                let mut data = None;
-                for line in text.lines() {
-                    if let Some(v) = line.strip_prefix("id: ") {
-                        id = Some(v.parse().unwrap());
-                    } else if let Some(v) = line.strip_prefix("data: ") {
-                        data = Some(serde_json::from_str(v).unwrap());
-                    }
-                }
-                return Some((id, data.expect("a frame has a data line")));
-            }
-            match tokio::time::timeout(limit, self.stream.next()).await {
-                Ok(Some(Ok(bytes))) => self.buffer.extend_from_slice(&bytes),
-                _ => return None,
-            }
-        }
+        self.0.next(limit).await
     }
 
     /// Frames until one satisfies `stop` (included); panics after `limit` without it.
@@ -290,17 +265,7 @@ impl Sse {
         limit: Duration,
         stop: impl Fn(&Value) -> bool,
     ) -> Vec<(Option<i64>, Value)> {
-        let mut out = Vec::new();
-        loop {
-            let Some(frame) = self.next(limit).await else {
-                panic!("the stream ended or stalled; got {out:#?}");
-            };
-            let done = stop(&frame.1);
-            out.push(frame);
-            if done {
-                return out;
-            }
-        }
+        self.0.until(limit, stop).await
     }
 }
 
