@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use strata_protocol::event::SessionStatus;
+use strata_protocol::message::ErrorInfo;
 use strata_protocol::wire::{self, Decoded, ServerEvent as W};
 
 use crate::model::{
@@ -161,13 +162,7 @@ fn from_event(e: W) -> ServerEvent {
         W::SessionDeleted { session_id, .. } => ServerEvent::SessionDeleted(session_id),
         W::SessionStatus { session_id, status } => ServerEvent::SessionStatus {
             session_id,
-            status: match status {
-                SessionStatus::Busy => Busy::Busy,
-                SessionStatus::Idle => Busy::Idle,
-                SessionStatus::Retry {
-                    attempt, message, ..
-                } => Busy::Retry { attempt, message },
-            },
+            status: busy(status),
         },
         W::SessionIdle { session_id } => ServerEvent::SessionStatus {
             session_id,
@@ -175,17 +170,19 @@ fn from_event(e: W) -> ServerEvent {
         },
         W::SessionError { session_id, error } => ServerEvent::SessionError {
             session_id,
-            message: if error.data.message.is_empty() {
-                error.name
-            } else {
-                error.data.message
-            },
+            message: error_text(error),
         },
         W::SessionDiff { .. } => ServerEvent::Other("session.diff".into()),
+        other => message_event(other),
+    }
+}
+
+/// Message and part events.
+fn message_event(e: W) -> ServerEvent {
+    match e {
         W::MessageUpdated { info, .. } => ServerEvent::MessageUpdated(
-            serde_json::to_value(&info)
-                .ok()
-                .and_then(|v| message_info(&v))
+            (serde_json::to_value(&info).ok().as_ref())
+                .and_then(message_info)
                 .unwrap_or_default(),
         ),
         W::MessageRemoved {
@@ -195,13 +192,7 @@ fn from_event(e: W) -> ServerEvent {
             session_id,
             message_id,
         },
-        W::PartUpdated { part, .. } => match serde_json::to_value(&part)
-            .ok()
-            .and_then(|v| PartInfo::from_json(&v))
-        {
-            Some(p) => ServerEvent::PartUpdated(p),
-            None => ServerEvent::Other("message.part.updated".into()),
-        },
+        W::PartUpdated { part, .. } => part_updated(&part),
         W::PartDelta {
             session_id,
             message_id,
@@ -224,6 +215,14 @@ fn from_event(e: W) -> ServerEvent {
             message_id,
             part_id,
         },
+        other => ask_event(other),
+    }
+}
+
+/// What a turn asks and tracks: permissions, questions, todos. Anything else (nothing, once
+/// the two functions above took theirs) is passed on by its type.
+fn ask_event(e: W) -> ServerEvent {
+    match e {
         W::PermissionAsked(r) => ServerEvent::PermissionAsked(lenient(&r)),
         W::PermissionReplied {
             session_id,
@@ -250,6 +249,40 @@ fn from_event(e: W) -> ServerEvent {
             session_id,
             todos: todos.iter().map(lenient).collect(),
         },
+        other => ServerEvent::Other(
+            serde_json::to_value(&other)
+                .ok()
+                .and_then(|v| Some(v.get("type")?.as_str()?.to_string()))
+                .unwrap_or_default(),
+        ),
+    }
+}
+
+/// The session's state, as the status line shows it.
+fn busy(status: SessionStatus) -> Busy {
+    match status {
+        SessionStatus::Busy => Busy::Busy,
+        SessionStatus::Idle => Busy::Idle,
+        SessionStatus::Retry {
+            attempt, message, ..
+        } => Busy::Retry { attempt, message },
+    }
+}
+
+/// An error's message, else its name.
+fn error_text(error: ErrorInfo) -> String {
+    if error.data.message.is_empty() {
+        error.name
+    } else {
+        error.data.message
+    }
+}
+
+/// A stored part as the conversation shows it; a kind the UI does not know stays `Other`.
+fn part_updated(part: &impl serde::Serialize) -> ServerEvent {
+    match (serde_json::to_value(part).ok().as_ref()).and_then(PartInfo::from_json) {
+        Some(p) => ServerEvent::PartUpdated(p),
+        None => ServerEvent::Other("message.part.updated".into()),
     }
 }
 
@@ -270,18 +303,6 @@ pub fn message_info(v: &Value) -> Option<MessageInfo> {
         info.model_id = str_of(m, "modelID");
     }
     Some(info)
-}
-
-/// Reads `{type: "idle" | "busy" | "retry", attempt?, message?}`.
-pub fn busy(v: &Value) -> Busy {
-    match v.get("type").and_then(Value::as_str) {
-        Some("busy") => Busy::Busy,
-        Some("retry") => Busy::Retry {
-            attempt: v.get("attempt").and_then(Value::as_u64).unwrap_or(0) as u32,
-            message: str_of(v, "message"),
-        },
-        _ => Busy::Idle,
-    }
 }
 
 #[cfg(test)]

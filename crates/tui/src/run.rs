@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 use tokio::time::sleep_until;
 
 use crate::app::{Action, App, Reply, export_markdown};
-use crate::client::{Client, ClientError, Prompt};
+use crate::client::{Client, ClientError, ClientEvent, Prompt};
 use crate::model::Snapshot;
 use crate::terminal::TerminalGuard;
 use crate::view::{self, ViewState};
@@ -43,117 +44,171 @@ pub struct Exit {
 /// Runs the UI on this terminal until the user quits or SIGTERM or SIGHUP arrives.
 pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, ClientError> {
     let boot = client.bootstrap().await?;
-    let mut app = App::new(boot);
-    let mut view_state = ViewState::default();
     let mut events = client.events();
     let (tx, mut replies) = mpsc::unbounded_channel::<Reply>();
     if let Some(id) = &opts.session {
         spawn(&client, &tx, Action::Open(id.clone()));
     }
-    let mut trace = match &opts.trace {
-        Some(p) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| ClientError::new(format!("opening {}", p.display()), e.to_string()))?,
-        ),
-        None => None,
+    let mut ui = Ui {
+        app: App::new(boot),
+        view: ViewState::default(),
+        trace: open_trace(opts.trace.as_deref())?,
+        guard: TerminalGuard::enter()
+            .map_err(|e| ClientError::new("setting up the terminal", e.to_string()))?,
+        dirty: true,
+        last_frame: Instant::now() - FRAME,
+        spin_at: None,
+        gap_at: None,
+        input_at: None,
     };
-    let mut guard = TerminalGuard::enter()
-        .map_err(|e| ClientError::new("setting up the terminal", e.to_string()))?;
     let mut input = EventStream::new();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| ClientError::new("listening for SIGTERM", e.to_string()))?;
+    let mut term = listen(SignalKind::terminate(), "SIGTERM")?;
     // The terminal went away: end like SIGTERM, so the caller can stop what is still running.
-    let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
-        .map_err(|e| ClientError::new("listening for SIGHUP", e.to_string()))?;
-
-    let mut dirty = true;
-    let mut last_frame = Instant::now() - FRAME;
-    let mut spin_at: Option<Instant> = None;
-    let mut gap_at: Option<Instant> = None;
-    let mut input_at: Option<Instant> = None;
+    let mut hup = listen(SignalKind::hangup(), "SIGHUP")?;
     loop {
-        let frame_at = dirty.then(|| (last_frame + FRAME).max(Instant::now()));
-        let mut actions = vec![];
-        tokio::select! {
+        let frame_at = ui
+            .dirty
+            .then(|| (ui.last_frame + FRAME).max(Instant::now()));
+        let actions = tokio::select! {
             // Replies first: a new session must be open before its events are applied.
             biased;
             Some(reply) = replies.recv() => {
-                app.on_reply(reply);
-                dirty = true;
+                ui.app.on_reply(reply);
+                ui.dirty = true;
+                vec![]
             }
             ev = input.next() => match ev {
-                Some(Ok(Event::Key(key))) => {
-                    input_at.get_or_insert_with(Instant::now);
-                    actions = app.on_key(key);
-                    dirty = true;
-                }
-                Some(Ok(Event::Paste(text))) => {
-                    input_at.get_or_insert_with(Instant::now);
-                    app.on_paste(&text);
-                    dirty = true;
-                }
-                Some(Ok(Event::Resize(..))) => dirty = true,
-                Some(Ok(_)) => {}
+                Some(Ok(ev)) => ui.on_input(ev),
                 // The terminal is gone: nothing left to draw to.
                 Some(Err(_)) | None => break,
             },
             ev = events.recv() => {
                 let Some(ev) = ev else { break };
-                actions = app.on_client_event(ev);
-                // Take whatever else is already queued, so a burst costs one frame.
-                for _ in 0..4096 {
-                    match events.try_recv() {
-                        Ok(ev) => actions.extend(app.on_client_event(ev)),
-                        Err(_) => break,
-                    }
-                }
-                if app.state.held() > 0 && gap_at.is_none() {
-                    gap_at = Some(Instant::now() + GAP_WAIT);
-                }
-                dirty = true;
+                ui.on_events(ev, &mut events)
             }
-            _ = wait(gap_at) => {
-                gap_at = None;
-                actions = app.on_gap_timer();
+            _ = wait(ui.gap_at) => {
+                ui.gap_at = None;
+                ui.app.on_gap_timer()
             }
-            _ = wait(spin_at) => {
-                spin_at = None;
-                app.on_spin();
-                dirty = true;
+            _ = wait(ui.spin_at) => {
+                ui.spin_at = None;
+                ui.app.on_spin();
+                ui.dirty = true;
+                vec![]
             }
             _ = wait(frame_at) => {
-                let started = Instant::now();
-                guard
-                    .terminal
-                    .draw(|f| view::draw(f, &app, &mut view_state))
-                    .map_err(|e| ClientError::new("drawing", e.to_string()))?;
-                app.on_drawn(view_state.drawn());
-                last_frame = Instant::now();
-                dirty = false;
-                if let Some(file) = trace.as_mut() {
-                    let latency = input_at.take().map_or("-".to_string(), |t| t.elapsed().as_micros().to_string());
-                    // A trace line lost is only a missing sample.
-                    let _ = writeln!(file, "frame {} {latency}", started.elapsed().as_micros());
-                }
-                if app.animating() && spin_at.is_none() {
-                    spin_at = Some(last_frame + SPIN);
-                }
+                ui.draw()?;
+                vec![]
             }
-            _ = sigterm(&mut term) => break,
-            _ = sigterm(&mut hup) => break,
-        }
+            _ = term.recv() => break,
+            _ = hup.recv() => break,
+        };
         for action in actions {
             match action {
-                Action::Quit => return finish(guard, &app),
-                Action::Export => export(&app, &tx),
+                Action::Quit => return finish(ui.guard, &ui.app),
+                Action::Export => export(&ui.app, &tx),
                 other => spawn(&client, &tx, other),
             }
         }
     }
-    finish(guard, &app)
+    finish(ui.guard, &ui.app)
+}
+
+/// The loop's state: the app, what the view measured, the terminal, and when to act next.
+struct Ui {
+    app: App,
+    view: ViewState,
+    trace: Option<std::fs::File>,
+    guard: TerminalGuard,
+    /// Something changed since the last frame.
+    dirty: bool,
+    last_frame: Instant,
+    spin_at: Option<Instant>,
+    gap_at: Option<Instant>,
+    /// The first input since the last frame, for the trace's input-to-frame latency.
+    input_at: Option<Instant>,
+}
+
+impl Ui {
+    /// A key, a paste or a resize.
+    fn on_input(&mut self, ev: Event) -> Vec<Action> {
+        match ev {
+            Event::Key(key) => {
+                self.input_at.get_or_insert_with(Instant::now);
+                self.dirty = true;
+                self.app.on_key(key)
+            }
+            Event::Paste(text) => {
+                self.input_at.get_or_insert_with(Instant::now);
+                self.app.on_paste(&text);
+                self.dirty = true;
+                vec![]
+            }
+            Event::Resize(..) => {
+                self.dirty = true;
+                vec![]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// A server event, with whatever else is already queued, so a burst costs one frame.
+    fn on_events(
+        &mut self,
+        first: ClientEvent,
+        events: &mut mpsc::Receiver<ClientEvent>,
+    ) -> Vec<Action> {
+        let mut actions = self.app.on_client_event(first);
+        for _ in 0..4096 {
+            match events.try_recv() {
+                Ok(ev) => actions.extend(self.app.on_client_event(ev)),
+                Err(_) => break,
+            }
+        }
+        if self.app.state.held() > 0 && self.gap_at.is_none() {
+            self.gap_at = Some(Instant::now() + GAP_WAIT);
+        }
+        self.dirty = true;
+        actions
+    }
+
+    /// Draws a frame, traces it when asked, and sets the spinner's next turn.
+    fn draw(&mut self) -> Result<(), ClientError> {
+        let started = Instant::now();
+        let (app, view) = (&self.app, &mut self.view);
+        self.guard
+            .terminal
+            .draw(|f| view::draw(f, app, view))
+            .map_err(|e| ClientError::new("drawing", e.to_string()))?;
+        self.app.on_drawn(self.view.drawn());
+        self.last_frame = Instant::now();
+        self.dirty = false;
+        if let Some(file) = self.trace.as_mut() {
+            let latency = (self.input_at.take())
+                .map_or("-".to_string(), |t| t.elapsed().as_micros().to_string());
+            // A trace line lost is only a missing sample.
+            let _ = writeln!(file, "frame {} {latency}", started.elapsed().as_micros());
+        }
+        if self.app.animating() && self.spin_at.is_none() {
+            self.spin_at = Some(self.last_frame + SPIN);
+        }
+        Ok(())
+    }
+}
+
+/// The frame trace file, opened for appending.
+fn open_trace(path: Option<&std::path::Path>) -> Result<Option<std::fs::File>, ClientError> {
+    let Some(path) = path else { return Ok(None) };
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map(Some)
+        .map_err(|e| ClientError::new(format!("opening {}", path.display()), e.to_string()))
+}
+
+fn listen(kind: SignalKind, name: &str) -> Result<Signal, ClientError> {
+    signal(kind).map_err(|e| ClientError::new(format!("listening for {name}"), e.to_string()))
 }
 
 fn finish(guard: TerminalGuard, app: &App) -> Result<Exit, ClientError> {
@@ -168,10 +223,6 @@ async fn wait(at: Option<Instant>) {
         Some(at) => sleep_until(at.into()).await,
         None => std::future::pending().await,
     }
-}
-
-async fn sigterm(s: &mut tokio::signal::unix::Signal) {
-    s.recv().await;
 }
 
 /// Writes the open session as markdown to `strata-<session>.md` in the working directory.
@@ -203,14 +254,20 @@ fn spawn(client: &Arc<dyn Client>, tx: &mpsc::UnboundedSender<Reply>, action: Ac
     });
 }
 
+/// What an action gives back: a reply for the loop, or the error and whether it came from
+/// fetching a session (shown differently).
 type Outcome = Result<Option<Reply>, (bool, ClientError)>;
+
+/// A request whose success needs no reply (its events tell the rest).
+fn done(result: crate::client::Result<()>) -> Outcome {
+    result.map(|()| None).map_err(|e| (false, e))
+}
 
 async fn execute(
     client: &dyn Client,
     tx: &mpsc::UnboundedSender<Reply>,
     action: Action,
 ) -> Outcome {
-    let plain = |e| (false, e);
     match action {
         Action::Prompt {
             session_id,
@@ -219,45 +276,19 @@ async fn execute(
             model,
         } => {
             let prompt = Prompt { text, agent, model };
-            let id = match session_id {
-                Some(id) => id,
-                None => {
-                    let session = client.create_session(&prompt.agent).await.map_err(plain)?;
-                    let id = session.id.clone();
-                    // Open the new session before its first event can arrive for it.
-                    let _ = tx.send(Reply::Snapshot(Snapshot {
-                        session,
-                        ..Default::default()
-                    }));
-                    id
-                }
-            };
-            client.prompt(&id, prompt).await.map_err(plain)?;
-            Ok(None)
+            done(send_prompt(client, tx, session_id, prompt).await)
         }
-        Action::Abort(id) => client.abort(&id).await.map(|_| None).map_err(plain),
+        Action::Abort(id) => done(client.abort(&id).await),
         Action::ReplyPermission {
             request_id,
             reply,
             message,
-        } => client
-            .reply_permission(&request_id, reply, message)
-            .await
-            .map(|_| None)
-            .map_err(plain),
+        } => done(client.reply_permission(&request_id, reply, message).await),
         Action::ReplyQuestion {
             request_id,
             answers,
-        } => client
-            .reply_question(&request_id, answers)
-            .await
-            .map(|_| None)
-            .map_err(plain),
-        Action::RejectQuestion(id) => client
-            .reject_question(&id)
-            .await
-            .map(|_| None)
-            .map_err(plain),
+        } => done(client.reply_question(&request_id, answers).await),
+        Action::RejectQuestion(id) => done(client.reject_question(&id).await),
         Action::Open(id) => client
             .snapshot(&id)
             .await
@@ -267,27 +298,49 @@ async fn execute(
             .sessions()
             .await
             .map(|s| Some(Reply::Sessions(s)))
-            .map_err(plain),
+            .map_err(|e| (false, e)),
         Action::Revert {
             session_id,
             message_id,
         } => {
-            client
-                .revert(&session_id, &message_id)
-                .await
-                .map_err(plain)?;
-            Ok(Some(Reply::Snapshot(
-                client.snapshot(&session_id).await.map_err(plain)?,
-            )))
+            done(client.revert(&session_id, &message_id).await)?;
+            reopened(client, &session_id).await
         }
         Action::Unrevert(id) => {
-            client.unrevert(&id).await.map_err(plain)?;
-            Ok(Some(Reply::Snapshot(
-                client.snapshot(&id).await.map_err(plain)?,
-            )))
+            done(client.unrevert(&id).await)?;
+            reopened(client, &id).await
         }
         Action::Export | Action::Quit => Ok(None),
     }
+}
+
+/// Sends `prompt`, to a new session when none is open; the new session is opened before its
+/// first event can arrive for it.
+async fn send_prompt(
+    client: &dyn Client,
+    tx: &mpsc::UnboundedSender<Reply>,
+    session_id: Option<String>,
+    prompt: Prompt,
+) -> crate::client::Result<()> {
+    let id = match session_id {
+        Some(id) => id,
+        None => {
+            let session = client.create_session(&prompt.agent).await?;
+            let id = session.id.clone();
+            let _ = tx.send(Reply::Snapshot(Snapshot {
+                session,
+                ..Default::default()
+            }));
+            id
+        }
+    };
+    client.prompt(&id, prompt).await
+}
+
+/// The session as it is after an undo or redo.
+async fn reopened(client: &dyn Client, session_id: &str) -> Outcome {
+    let snapshot = client.snapshot(session_id).await.map_err(|e| (false, e))?;
+    Ok(Some(Reply::Snapshot(snapshot)))
 }
 
 /// Prints what to run to come back to the session, after the terminal is restored.

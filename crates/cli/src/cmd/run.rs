@@ -15,7 +15,7 @@ use strata_agent::session::{
     small_model,
 };
 use strata_registry::rules::non_interactive_rules;
-use strata_registry::{Instance, Runtime};
+use strata_registry::{AgentInfo, Instance, Runtime};
 use strata_services::question::Question;
 use tokio_util::sync::CancellationToken;
 
@@ -65,69 +65,104 @@ pub(super) async fn run(args: RunArgs) -> u8 {
     code
 }
 
+/// Why the run stops before it starts: the exit code and what to print.
+struct Stop(u8, String);
+
+impl Stop {
+    fn usage(e: impl std::fmt::Display) -> Self {
+        Stop(2, format!("strata: {e}"))
+    }
+
+    fn failed(e: impl std::fmt::Display) -> Self {
+        Stop(1, format!("strata: {e}"))
+    }
+
+    fn missing_service(e: impl std::fmt::Display) -> Self {
+        Stop(
+            1,
+            format!("strata: {e}; run `strata debug graph` to see the services"),
+        )
+    }
+}
+
 async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
-    let services = match LoopServices::from_context(instance.context()) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("strata: {e}; run `strata debug graph` to see the services");
-            return 1;
+    match prepare(instance, args) {
+        Ok(run) => drive(run, args, message).await,
+        Err(Stop(code, message)) => {
+            eprintln!("{message}");
+            code
         }
-    };
+    }
+}
+
+/// What a run needs once its agent, model and session are settled.
+struct Prepared {
+    services: LoopServices,
+    question: Question,
+    agent: AgentInfo,
+    model: Model,
+    session_id: String,
+}
+
+/// Settles the services, agent, model and session, warning about what is off on the way.
+fn prepare(instance: &Instance, args: &RunArgs) -> Result<Prepared, Stop> {
+    let services = LoopServices::from_context(instance.context()).map_err(Stop::missing_service)?;
     super::config::print_warnings(&services.config);
     super::agents::warn_broken(&services.agents);
-    let agent = match super::agents::choose(&services.agents, args.agent.as_deref()) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("strata: {e}");
-            return 2;
-        }
-    };
-    let env = |key: &str| std::env::var(key).ok();
-    // `--model` first, then the agent's own model, then the config's, then a key's default.
-    let chosen = args.model.clone().or_else(|| agent.model.clone());
-    let model_id = match chosen.or_else(|| services.config.model.clone()) {
-        Some(m) => m,
-        None => match super::default_model::pick(env) {
-            Some((key, model)) => {
-                eprintln!("strata: using {model} ({key} is set; pass --model to choose another)");
-                model.to_string()
-            }
-            None => {
-                eprintln!("{}", super::default_model::none_chosen());
-                return 2;
-            }
-        },
-    };
-    let resolved = match services.resolver().resolve(&model_id) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("strata: {e}");
-            return 2;
-        }
-    };
-    for warning in &resolved.warnings {
-        eprintln!("strata: warning: {warning}");
-    }
+    let agent =
+        super::agents::choose(&services.agents, args.agent.as_deref()).map_err(Stop::usage)?;
+    let model = choose_model(&services, args, &agent)?;
     let target = match (&args.session, args.r#continue) {
         (Some(id), _) => SessionTarget::Id(id.clone()),
         (None, true) => SessionTarget::Continue,
         (None, false) => SessionTarget::New,
     };
-    let session = match open_session(&services.store, &services.info.directory, &target) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("strata: {e}");
-            return 1;
-        }
-    };
+    let session =
+        open_session(&services.store, &services.info.directory, &target).map_err(Stop::failed)?;
+    let question = instance.get::<Question>().map_err(Stop::missing_service)?;
+    Ok(Prepared {
+        services,
+        question,
+        agent,
+        model,
+        session_id: session.id,
+    })
+}
 
-    let question = match instance.get::<Question>() {
-        Ok(q) => q,
-        Err(e) => {
-            eprintln!("strata: {e}; run `strata debug graph` to see the services");
-            return 1;
+/// `--model` first, then the agent's own model, then the config's, then a key's default;
+/// resolved through the instance's providers.
+fn choose_model(services: &LoopServices, args: &RunArgs, agent: &AgentInfo) -> Result<Model, Stop> {
+    let chosen = (args.model.clone())
+        .or_else(|| agent.model.clone())
+        .or_else(|| services.config.model.clone());
+    let model_id = match chosen {
+        Some(m) => m,
+        None => {
+            let (key, model) = super::default_model::pick(|key: &str| std::env::var(key).ok())
+                .ok_or_else(|| Stop(2, super::default_model::none_chosen()))?;
+            eprintln!("strata: using {model} ({key} is set; pass --model to choose another)");
+            model.to_string()
         }
     };
+    let resolved = services
+        .resolver()
+        .resolve(&model_id)
+        .map_err(Stop::usage)?;
+    for warning in &resolved.warnings {
+        eprintln!("strata: warning: {warning}");
+    }
+    Ok(Model::resolved(model_id, resolved))
+}
+
+/// Runs the loop with its front-end, cancels it on a signal, and gives the exit code.
+async fn drive(run: Prepared, args: &RunArgs, message: &str) -> u8 {
+    let Prepared {
+        services,
+        question,
+        agent,
+        model,
+        session_id,
+    } = run;
     // Questions need a person at a terminal; `--format json` is for programs.
     let interactive = args.format == Format::Default && render::question::interactive();
     let cancel = CancellationToken::new();
@@ -135,7 +170,7 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
     let frontend = Frontend {
         format: args.format,
         mode: AskMode::from_flags(args.yes),
-        session_id: session.id.clone(),
+        session_id: session_id.clone(),
         permission: services.permission.clone(),
         asks: services.permission.subscribe(),
         questions: question.subscribe(),
@@ -158,9 +193,8 @@ async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
         small_model: small_model::resolve(&services.config, &services.resolver()),
         ..RunOptions::default()
     };
-    let model = Model::resolved(model_id, resolved);
     let runner = Runner::new(services, model, options);
-    let run = runner.run(&session.id, message, cancel.clone(), Some(sink));
+    let run = runner.run(&session_id, message, cancel.clone(), Some(sink));
     tokio::pin!(run);
     // SIGTERM and SIGHUP cancel like Ctrl-C, so the tool's process group is stopped too.
     let (result, signal) = tokio::select! {

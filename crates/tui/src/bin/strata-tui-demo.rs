@@ -55,7 +55,24 @@ impl Demo {
         .await;
     }
 
+    async fn status(&self, kind: &str) {
+        let props = json!({"sessionID": SID, "status": {"type": kind}});
+        self.send("session.status", props, true).await;
+    }
+
+    /// The scripted turn: the prompt, the tool calls (unless streaming), the answer.
     async fn turn(self: Arc<Self>, text: String) {
+        let assistant = self.open_turn(&text).await;
+        if self.stream == 0 {
+            self.tool_calls(&assistant).await;
+        }
+        self.answer(&assistant).await;
+        self.status("idle").await;
+    }
+
+    /// The user message and its text, the session busy, the assistant message; returns the
+    /// assistant message's id.
+    async fn open_turn(&self, text: &str) -> String {
         let msg = |id: &str, role: &str| {
             json!({"sessionID": SID, "info": {"id": id, "sessionID": SID, "role": role,
                 "agent": "build", "providerID": "demo", "modelID": "scripted",
@@ -66,54 +83,51 @@ impl Demo {
         self.send("message.updated", msg(&u, "user"), true).await;
         self.part(json!({"id": format!("prt_u{n}"), "sessionID": SID, "messageID": u, "type": "text", "text": text}))
             .await;
-        self.send(
-            "session.status",
-            json!({"sessionID": SID, "status": {"type": "busy"}}),
-            true,
-        )
-        .await;
+        self.status("busy").await;
         self.send("message.updated", msg(&a, "assistant"), true)
             .await;
+        a
+    }
+
+    /// A completed `read`, then an `edit` that waits for the user's permission.
+    async fn tool_calls(&self, a: &str) {
         let tool = |id: &str, name: &str, state: Value| {
             json!({"id": id, "sessionID": SID, "messageID": a, "type": "tool", "tool": name,
                 "callID": id, "state": state})
         };
-        if self.stream == 0 {
-            let input = json!({"filePath": "src/app.py"});
-            self.part(tool(
-                "prt_r",
-                "read",
-                json!({"status": "running", "input": input, "time": {"start": 1}}),
-            ))
+        let input = json!({"filePath": "src/app.py"});
+        let running = json!({"status": "running", "input": input, "time": {"start": 1}});
+        self.part(tool("prt_r", "read", running.clone())).await;
+        self.part(tool("prt_r", "read", json!({"status": "completed", "input": input, "title": "src/app.py",
+            "output": "def farewell():\n    print(\"Bye\")", "metadata": {}, "time": {"start": 1, "end": 2}})))
             .await;
-            self.part(tool("prt_r", "read", json!({"status": "completed", "input": input, "title": "src/app.py",
-                "output": "def farewell():\n    print(\"Bye\")", "metadata": {}, "time": {"start": 1, "end": 2}})))
-                .await;
-            let diff = "--- src/app.py\n+++ src/app.py\n@@ -1,2 +1,2 @@\n def farewell():\n-    print(\"Bye\")\n+    print(\"Ciao\")";
-            self.part(tool(
-                "prt_e",
-                "edit",
-                json!({"status": "running", "input": input, "time": {"start": 1}}),
-            ))
-            .await;
-            self.send(
-                "permission.asked",
-                json!({"id": "per_demo", "sessionID": SID, "permission": "edit",
-                "patterns": ["src/app.py"], "always": ["*"], "metadata": {"diff": diff}}),
-                true,
-            )
-            .await;
-            self.replied.notified().await;
-            self.send(
-                "permission.replied",
-                json!({"sessionID": SID, "requestID": "per_demo", "reply": "once"}),
-                true,
-            )
-            .await;
-            self.part(tool("prt_e", "edit", json!({"status": "completed", "input": input, "title": "src/app.py",
-                "output": "Edit applied.", "metadata": {"diff": diff}, "time": {"start": 1, "end": 2}})))
-                .await;
-        }
+        let diff = "--- src/app.py\n+++ src/app.py\n@@ -1,2 +1,2 @@\n def farewell():\n-    print(\"Bye\")\n+    print(\"Ciao\")";
+        self.part(tool("prt_e", "edit", running)).await;
+        self.send(
+            "permission.asked",
+            json!({"id": "per_demo", "sessionID": SID, "permission": "edit",
+            "patterns": ["src/app.py"], "always": ["*"], "metadata": {"diff": diff}}),
+            true,
+        )
+        .await;
+        self.replied.notified().await;
+        self.send(
+            "permission.replied",
+            json!({"sessionID": SID, "requestID": "per_demo", "reply": "once"}),
+            true,
+        )
+        .await;
+        self.part(tool(
+            "prt_e",
+            "edit",
+            json!({"status": "completed", "input": input, "title": "src/app.py",
+            "output": "Edit applied.", "metadata": {"diff": diff}, "time": {"start": 1, "end": 2}}),
+        ))
+        .await;
+    }
+
+    /// The answer: `Done.` at once, or `--stream N` tokens a millisecond apart.
+    async fn answer(&self, a: &str) {
         self.part(json!({"id": "prt_t", "sessionID": SID, "messageID": a, "type": "text", "text": "", "time": {"start": 1}}))
             .await;
         let words = [
@@ -128,12 +142,8 @@ impl Demo {
         let tokens = if self.stream == 0 { 1 } else { self.stream };
         let mut full = String::new();
         for i in 0..tokens {
-            let d = if self.stream == 0 {
-                "Done.".to_string()
-            } else {
-                words[i % words.len()].to_string()
-            };
-            full.push_str(&d);
+            let d = words[i % words.len()];
+            full.push_str(d);
             self.send(
                 "message.part.delta",
                 json!({"sessionID": SID, "messageID": a, "partID": "prt_t",
@@ -148,12 +158,6 @@ impl Demo {
         self.part(
             json!({"id": "prt_t", "sessionID": SID, "messageID": a, "type": "text", "text": full,
             "time": {"start": 1, "end": 2}}),
-        )
-        .await;
-        self.send(
-            "session.status",
-            json!({"sessionID": SID, "status": {"type": "idle"}}),
-            true,
         )
         .await;
     }

@@ -271,14 +271,19 @@ impl<'a> Resolver<'a> {
             let names: Vec<String> = close.iter().map(|c| format!("`{c}`")).collect();
             format!(" (did you mean {}?)", names.join(", "))
         };
+        let example = DECLARE_EXAMPLE
+            .replace("PROVIDER", id)
+            .replace("MODEL", model);
         format!(
             "unknown provider `{id}`{hint}; `strata models --all` lists the known ones. To use \
-             a server Strata does not know, declare it in opencode.json or strata.json: \
-             {{\"provider\": {{\"{id}\": {{\"npm\": \"@ai-sdk/openai-compatible\", \"options\": \
-             {{\"baseURL\": \"http://127.0.0.1:11434/v1\"}}, \"models\": {{\"{model}\": {{}}}}}}}}}}"
+             a server Strata does not know, declare it in opencode.json or strata.json: {example}"
         )
     }
 }
+
+/// How an unknown provider is declared, as the error shows it (an OpenAI-compatible server on
+/// Ollama's usual port); `PROVIDER` and `MODEL` are the ids asked for.
+const DECLARE_EXAMPLE: &str = r#"{"provider": {"PROVIDER": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "http://127.0.0.1:11434/v1"}, "models": {"MODEL": {}}}}}"#;
 
 /// The wire `model_id` speaks, judged from the packages and options of its config and
 /// catalogue entries alone (no key or URL needed); `None` for an unknown provider.
