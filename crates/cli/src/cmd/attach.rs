@@ -86,21 +86,7 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
         .map_err(|e| format!("could not build an HTTP client: {e}"))?;
     let session_id = match &args.session {
         Some(id) => id.clone(),
-        None => {
-            // Nobody can answer questions through this client.
-            let body = json!({"permission": [{"permission": "question", "pattern": "*", "action": "deny"}]});
-            let response = client
-                .post(format!("{base}/session"))
-                .json(&body)
-                .send()
-                .await
-                .map_err(|e| format!("could not reach the server at {base}: {e}"))?;
-            if !response.status().is_success() {
-                return Err(failure("creating a session", response).await);
-            }
-            let session: Value = response.json().await.map_err(|e| e.to_string())?;
-            session["id"].as_str().unwrap_or_default().to_string()
-        }
+        None => create_session(&client, &base).await?,
     };
 
     let events = client
@@ -162,6 +148,23 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
     reader.abort();
     output.finish();
     Ok(u8::from(failed))
+}
+
+/// A new session on the server, with questions denied: nobody can answer them here.
+async fn create_session(client: &reqwest::Client, base: &str) -> Result<String, String> {
+    let body =
+        json!({"permission": [{"permission": "question", "pattern": "*", "action": "deny"}]});
+    let response = client
+        .post(format!("{base}/session"))
+        .json(&body)
+        .send()
+        .await
+        .map_err(|e| format!("could not reach the server at {base}: {e}"))?;
+    if !response.status().is_success() {
+        return Err(failure("creating a session", response).await);
+    }
+    let session: Value = response.json().await.map_err(|e| e.to_string())?;
+    Ok(session["id"].as_str().unwrap_or_default().to_string())
 }
 
 enum Step {

@@ -14,7 +14,9 @@ use super::sse::SseEvent;
 use super::stream_state::DecodeState;
 use super::streaming::StreamingProvider;
 use super::wire::Wire;
-use super::{ChatMessage, ChatRequest, Media, ProviderError, ReasoningBlock, StreamEvent};
+use super::{
+    ChatMessage, ChatRequest, Media, ProviderError, ReasoningBlock, StreamEvent, ToolCall,
+};
 
 /// The chat-completions protocol: the key as a bearer token, `/chat/completions` after the
 /// base URL.
@@ -65,36 +67,7 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
                 text,
                 tool_calls,
                 reasoning,
-            } => {
-                let mut m = json!({
-                    "role": "assistant",
-                    "content": if text.is_empty() { Value::Null } else { json!(text) },
-                });
-                // Most servers take no reasoning back; models that think between tool calls
-                // need theirs with the calls it led to (see `ChatRequest::interleaved`).
-                if let Some(field) = req.interleaved.as_deref()
-                    && !tool_calls.is_empty()
-                {
-                    m[field] = reasoning_back(field, reasoning);
-                }
-                if !tool_calls.is_empty() {
-                    m["tool_calls"] = tool_calls
-                        .iter()
-                        .map(|c| {
-                            let mut call = json!({
-                                "id": c.id,
-                                "type": "function",
-                                "function": {"name": c.name, "arguments": c.arguments},
-                            });
-                            if let Some(meta) = &c.meta {
-                                call["extra_content"] = meta.clone();
-                            }
-                            call
-                        })
-                        .collect();
-                }
-                m
-            }
+            } => assistant_message(req, text, tool_calls, reasoning),
             // The protocol has no error flag for tool messages; the output says what failed.
             ChatMessage::ToolResult {
                 call_id,
@@ -126,6 +99,13 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
             })
             .collect();
     }
+    settings(req, &mut body);
+    cache::apply(req, &mut body);
+    body
+}
+
+/// The request's sampling, length and reasoning settings, when set.
+fn settings(req: &ChatRequest, body: &mut Value) {
     if let Some(t) = req.temperature {
         body["temperature"] = json!(t);
     }
@@ -135,8 +115,44 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     if let Some(effort) = &req.reasoning.effort {
         body["reasoning_effort"] = json!(effort);
     }
-    cache::apply(req, &mut body);
-    body
+}
+
+/// An assistant turn: its text, and its tool calls with the reasoning that led to them for
+/// models that need it back.
+fn assistant_message(
+    req: &ChatRequest,
+    text: &str,
+    tool_calls: &[ToolCall],
+    reasoning: &[ReasoningBlock],
+) -> Value {
+    let mut m = json!({
+        "role": "assistant",
+        "content": if text.is_empty() { Value::Null } else { json!(text) },
+    });
+    // Most servers take no reasoning back; models that think between tool calls need theirs
+    // with the calls it led to (see `ChatRequest::interleaved`).
+    if let Some(field) = req.interleaved.as_deref()
+        && !tool_calls.is_empty()
+    {
+        m[field] = reasoning_back(field, reasoning);
+    }
+    if !tool_calls.is_empty() {
+        m["tool_calls"] = tool_calls
+            .iter()
+            .map(|c| {
+                let mut call = json!({
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                });
+                if let Some(meta) = &c.meta {
+                    call["extra_content"] = meta.clone();
+                }
+                call
+            })
+            .collect();
+    }
+    m
 }
 
 /// An assistant message's reasoning as sent back under `field`: OpenRouter's

@@ -48,30 +48,8 @@ pub(super) fn endpoint(
         .catalogue_model
         .and_then(|m| m.shape.as_deref())
         .and_then(wire_named);
-    let mut query = None;
+    let (wire, default_base, query) = sdk_wire(r, source, api_model, user_base.is_some())?;
     let mut headers = HeaderMap::new();
-    let (wire, default_base) = match kind {
-        Sdk::Unsupported(what) => {
-            return Err(format!(
-                "the provider `{id}` needs {what} (its package is {}), which Strata does not \
-                 speak; use the vendor's OpenAI-compatible endpoint as a custom provider instead",
-                npm.unwrap_or("unknown")
-            ));
-        }
-        Sdk::Azure => {
-            let (base, version) = azure(r, source, api_model)?;
-            query = Some(format!("api-version={version}"));
-            (WireKind::Chat, Some(base))
-        }
-        // OpenAI's own SDK means Responses on OpenAI's endpoint; most servers that copy OpenAI
-        // at another address only have chat completions.
-        Sdk::Speaks {
-            wire: WireKind::Responses,
-            base,
-        } if user_base.is_some() => (WireKind::Chat, base.map(str::to_string)),
-        Sdk::Speaks { wire, base } => (wire, base.map(str::to_string)),
-        Sdk::Unknown => (WireKind::Chat, None),
-    };
     let wire = forced.or(shape).unwrap_or(wire);
     let catalogue_base = source
         .catalogue_model
@@ -100,17 +78,7 @@ pub(super) fn endpoint(
     {
         headers.insert("api-key", header_value(&k, id, "apiKey")?);
     }
-    if let Some(extra) = source.option("headers").and_then(Value::as_object) {
-        for (name, value) in extra {
-            let text = value
-                .as_str()
-                .map_or_else(|| value.to_string(), str::to_string);
-            let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
-                format!("provider.{id}.options.headers has `{name}`, which is not a header name")
-            })?;
-            headers.insert(header, header_value(&text, id, name)?);
-        }
-    }
+    extra_headers(source, &mut headers)?;
     Ok(Endpoint {
         wire,
         base,
@@ -122,6 +90,61 @@ pub(super) fn endpoint(
             || id == "openai"
             || source.option("setCacheKey").and_then(Value::as_bool) == Some(true),
     })
+}
+
+/// The wire the provider's SDK speaks, its default base URL, and the query every request
+/// carries (Azure's API version); an SDK Strata does not speak is an error saying what to use.
+fn sdk_wire(
+    r: &Resolver<'_>,
+    source: &Source<'_>,
+    api_model: &str,
+    user_base: bool,
+) -> Result<(WireKind, Option<String>, Option<String>), String> {
+    let npm = source.npm();
+    Ok(match npm.map_or(Sdk::Unknown, sdk) {
+        Sdk::Unsupported(what) => {
+            return Err(format!(
+                "the provider `{}` needs {what} (its package is {}), which Strata does not \
+                 speak; use the vendor's OpenAI-compatible endpoint as a custom provider instead",
+                source.id,
+                npm.unwrap_or("unknown")
+            ));
+        }
+        Sdk::Azure => {
+            let (base, version) = azure(r, source, api_model)?;
+            (
+                WireKind::Chat,
+                Some(base),
+                Some(format!("api-version={version}")),
+            )
+        }
+        // OpenAI's own SDK means Responses on OpenAI's endpoint; most servers that copy OpenAI
+        // at another address only have chat completions.
+        Sdk::Speaks {
+            wire: WireKind::Responses,
+            base,
+        } if user_base => (WireKind::Chat, base.map(str::to_string), None),
+        Sdk::Speaks { wire, base } => (wire, base.map(str::to_string), None),
+        Sdk::Unknown => (WireKind::Chat, None, None),
+    })
+}
+
+/// The config's `options.headers`, added to `headers`.
+fn extra_headers(source: &Source<'_>, headers: &mut HeaderMap) -> Result<(), String> {
+    let id = source.id;
+    let Some(extra) = source.option("headers").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (name, value) in extra {
+        let text = value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_string);
+        let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            format!("provider.{id}.options.headers has `{name}`, which is not a header name")
+        })?;
+        headers.insert(header, header_value(&text, id, name)?);
+    }
+    Ok(())
 }
 
 /// The provider for `endpoint`, shown and stored under `id`.
