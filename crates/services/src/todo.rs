@@ -16,24 +16,10 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 
 use crate::bus::Bus;
 
-/// One item of a todo list. `status` and `priority` are free strings on the wire; the model
-/// is told to use pending / in_progress / completed / cancelled and high / medium / low.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Todo {
-    pub content: String,
-    pub status: String,
-    pub priority: String,
-}
-
-impl Todo {
-    pub fn new(content: &str, status: &str, priority: &str) -> Self {
-        Todo {
-            content: content.into(),
-            status: status.into(),
-            priority: priority.into(),
-        }
-    }
-}
+/// One item of a todo list: the wire's own type. `status` and `priority` are free strings;
+/// the model is told to use pending / in_progress / completed / cancelled and high / medium /
+/// low.
+pub use strata_protocol::wire::Todo;
 
 /// A session's list was replaced (`todo.updated`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

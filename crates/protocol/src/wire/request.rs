@@ -75,6 +75,13 @@ pub struct QuestionInfo {
     pub custom: Option<bool>,
 }
 
+impl QuestionInfo {
+    /// Whether several options may be chosen (unset means one).
+    pub fn allows_many(&self) -> bool {
+        self.multiple.unwrap_or(false)
+    }
+}
+
 /// A pending question (`question.asked`, `GET /question`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionRequest {
@@ -101,6 +108,16 @@ pub struct Todo {
     pub status: String,
     /// `high`, `medium` or `low`.
     pub priority: String,
+}
+
+impl Todo {
+    pub fn new(content: &str, status: &str, priority: &str) -> Self {
+        Todo {
+            content: content.into(),
+            status: status.into(),
+            priority: priority.into(),
+        }
+    }
 }
 
 /// One file a session changed (`GET /session/:id/diff`, `session.diff`).

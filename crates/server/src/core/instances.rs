@@ -8,9 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use strata_agent::session::LoopServices;
-use strata_protocol::wire::{
-    self, PermissionReply, PermissionRequest, QuestionRequest, ServerEvent,
-};
+use strata_protocol::wire::{PermissionReply, PermissionRequest, ServerEvent};
 use strata_registry::{Instance, Runtime};
 use strata_services::permission::{PermissionEvent, Reply, Request};
 use strata_services::question::{Question, QuestionEvent};
@@ -119,24 +117,8 @@ pub fn permission_request(r: &Request) -> PermissionRequest {
             _ => Default::default(),
         },
         always: r.always.clone(),
-        tool: r.tool.as_ref().map(|t| wire::ToolRef {
-            message_id: t.message_id.clone(),
-            call_id: t.call_id.clone(),
-        }),
+        tool: r.tool.clone(),
     }
-}
-
-/// The wire view of a pending question.
-pub fn question_request(q: &strata_services::question::QuestionRequest) -> QuestionRequest {
-    // Same field names on both sides; the wire type is the lenient superset.
-    serde_json::to_value(q)
-        .and_then(serde_json::from_value)
-        .unwrap_or_else(|_| QuestionRequest {
-            id: q.id.clone(),
-            session_id: q.session_id.clone(),
-            questions: Vec::new(),
-            tool: None,
-        })
 }
 
 fn forward_permissions(services: &LoopServices, hub: Hub, directory: String) -> JoinHandle<()> {
@@ -191,7 +173,7 @@ fn forward_questions(question: &Question, hub: Hub, directory: String) -> JoinHa
                 Err(RecvError::Closed) => break,
             };
             let event = match event {
-                QuestionEvent::Asked(q) => ServerEvent::QuestionAsked(question_request(&q)),
+                QuestionEvent::Asked(q) => ServerEvent::QuestionAsked(q),
                 QuestionEvent::Replied {
                     session_id,
                     request_id,

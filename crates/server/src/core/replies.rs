@@ -7,7 +7,7 @@ use strata_protocol::wire::{
 };
 use strata_services::permission::{PermissionError, Reply};
 
-use super::instances::{permission_request, question_request};
+use super::instances::permission_request;
 use super::{CoreError, ServerCore};
 
 impl ServerCore {
@@ -31,7 +31,7 @@ impl ServerCore {
     pub async fn pending_questions(&self) -> Vec<QuestionRequest> {
         let mut out = Vec::new();
         for entry in self.inner.instances.all().await {
-            out.extend(entry.question.pending().iter().map(question_request));
+            out.extend(entry.question.pending());
         }
         out
     }

@@ -203,15 +203,7 @@ impl ServerCore {
     /// The session's todo list.
     pub fn todos(&self, id: &str) -> Result<Vec<Todo>, CoreError> {
         self.session_row(id)?;
-        let todos = self.store().todos(id)?;
-        Ok(todos
-            .into_iter()
-            .map(|t| Todo {
-                content: t.content,
-                status: t.status,
-                priority: t.priority,
-            })
-            .collect())
+        Ok(self.store().todos(id)?)
     }
 }
 

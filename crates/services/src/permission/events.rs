@@ -5,14 +5,8 @@ use serde_json::Value;
 
 use super::rules::Ruleset;
 
-/// The tool call a permission request belongs to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ToolRef {
-    #[serde(rename = "messageID")]
-    pub message_id: String,
-    #[serde(rename = "callID")]
-    pub call_id: String,
-}
+/// The tool call a request belongs to: the wire's own type.
+pub use strata_protocol::wire::ToolRef;
 
 /// One question to the Permission service: may `permission` be used on each of `patterns`?
 #[derive(Debug, Clone, PartialEq)]

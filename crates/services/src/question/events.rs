@@ -2,27 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
+// The questions and pending requests are the wire's own types, so front-ends show what the
+// service emits without a conversion.
+pub use strata_protocol::wire::{QuestionInfo, QuestionOption, QuestionRequest};
+
 use crate::permission::ToolRef;
-
-/// One choice offered for a question.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QuestionOption {
-    /// What the user picks (a few words); also what the answer carries.
-    pub label: String,
-    pub description: String,
-}
-
-/// One question as the user sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QuestionInfo {
-    pub question: String,
-    /// A very short label for the question.
-    pub header: String,
-    pub options: Vec<QuestionOption>,
-    /// Several options may be chosen.
-    #[serde(default)]
-    pub multiple: bool,
-}
 
 /// The labels chosen (or the text typed) for one question; empty when it went unanswered.
 pub type Answer = Vec<String>;
@@ -32,18 +16,6 @@ pub type Answer = Vec<String>;
 pub struct AskQuestions {
     pub session_id: String,
     pub questions: Vec<QuestionInfo>,
-    pub tool: Option<ToolRef>,
-}
-
-/// A request waiting for an answer, as front-ends see it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct QuestionRequest {
-    /// `que_…`, unique in the process.
-    pub id: String,
-    #[serde(rename = "sessionID")]
-    pub session_id: String,
-    pub questions: Vec<QuestionInfo>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<ToolRef>,
 }
 

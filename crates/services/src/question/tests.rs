@@ -24,7 +24,8 @@ fn info(question: &str, labels: &[&str], multiple: bool) -> QuestionInfo {
                 description: format!("about {l}"),
             })
             .collect(),
-        multiple,
+        multiple: Some(multiple),
+        custom: None,
     }
 }
 

@@ -42,7 +42,8 @@ pub fn question_for(shown: &str) -> QuestionInfo {
                 description: "Stay in plan mode and keep refining the plan".into(),
             },
         ],
-        multiple: false,
+        multiple: Some(false),
+        custom: None,
     }
 }
 

@@ -81,7 +81,8 @@ impl Tool for QuestionTool {
                         description: o.description,
                     })
                     .collect(),
-                multiple: q.multiple.unwrap_or(false),
+                multiple: Some(q.multiple.unwrap_or(false)),
+                custom: None,
             })
             .collect();
         let answers = ask(&self.question, &cx, questions.clone()).await?;

@@ -92,7 +92,7 @@ async fn one_answered_question_comes_back_as_a_sentence_with_a_singular_title() 
                 ("msg_test", "call_test")
             );
             assert_eq!(asked.questions[0].options[1].label, "Cat");
-            assert!(!asked.questions[0].multiple);
+            assert_eq!(asked.questions[0].multiple, Some(false));
             t.get::<Question>()
                 .reply(&asked.id, answers(&[&["Dog"]]))
                 .unwrap();
@@ -121,7 +121,7 @@ async fn several_choices_free_text_and_an_unanswered_question() {
         .run(|t| async move {
             let (call, asked, _) = ask(&t, two_questions()).await;
             assert!(
-                asked.questions[0].multiple,
+                asked.questions[0].allows_many(),
                 "multiple reaches the front-end"
             );
             t.get::<Question>()
