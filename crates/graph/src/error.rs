@@ -68,6 +68,11 @@ pub enum Problem {
         consumer: &'static str,
         needs: &'static str,
     },
+    /// A [`Consumer`](crate::Consumer) outside the graph resolves a service no node provides.
+    Unserved {
+        consumer: &'static str,
+        needs: Requirement,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -112,6 +117,12 @@ impl fmt::Display for Problem {
                 "`{consumer}` (global) needs `{needs}`, which is an instance service: a global \
                  service outlives every instance. Move `{consumer}` to the instance tier or drop \
                  the dependency."
+            ),
+            Problem::Unserved { consumer, needs } => write!(
+                f,
+                "`{consumer}` resolves `{}` ({}), which nothing in the graph provides. Add a \
+                 node for `{}` to the graph, or stop resolving it in `{consumer}`.",
+                needs.key, needs.type_name, needs.key
             ),
         }
     }

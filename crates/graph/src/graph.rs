@@ -7,6 +7,7 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::{BoxFuture, try_join_all};
 
+use crate::consumer::Consumer;
 use crate::context::{AnyService, Context};
 use crate::error::{BuildError, ReplaceError, ValidationReport};
 use crate::memo::{MemoMap, SharedBuild};
@@ -80,6 +81,25 @@ impl Graph {
     /// `external`.
     pub fn validate(&self, external: &[Available]) -> Result<(), ValidationReport> {
         validate::validate(&self.nodes, external)
+    }
+
+    /// Like [`validate`](Self::validate), and also checks that every service the `consumers`
+    /// resolve from an instance is provided (by a node or by `external`).
+    pub fn validate_for(
+        &self,
+        external: &[Available],
+        consumers: &[Consumer],
+    ) -> Result<(), ValidationReport> {
+        let mut problems = match self.validate(external) {
+            Ok(()) => Vec::new(),
+            Err(report) => report.problems,
+        };
+        problems.extend(validate::unserved(&self.nodes, external, consumers));
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ValidationReport { problems })
+        }
     }
 
     /// Builds every node on top of `base` with a new memo map. On failure the scope is closed,

@@ -11,6 +11,7 @@
 //!
 //! This crate knows nothing of files, tools or models.
 
+mod consumer;
 mod context;
 mod deps;
 mod error;
@@ -21,6 +22,7 @@ mod scope;
 mod service;
 mod validate;
 
+pub use consumer::{Consumer, resolve};
 pub use context::{Context, Missing};
 pub use deps::{Deps, Part, PartName, Requirement};
 pub use error::{BoxError, BuildError, Problem, ReplaceError, ValidationReport};

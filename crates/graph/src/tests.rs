@@ -204,6 +204,7 @@ fn validate_reports_every_problem_at_once() {
             Problem::Duplicate { key, count, .. } => format!("dup {key}x{count}"),
             Problem::Cycle { path } => format!("cycle {}", path.join(">")),
             Problem::TierCrossing { consumer, needs } => format!("tier {consumer}<-{needs}"),
+            Problem::Unserved { consumer, needs } => format!("unserved {consumer}<-{}", needs.key),
         })
         .collect();
     assert!(kinds.contains(&"dup Fsx2".to_string()), "{kinds:?}");
@@ -401,4 +402,18 @@ async fn a_missing_service_is_reported_against_each_part_that_needs_it() {
     let g = missing.with(Node::value(Tier::Global, Clock(1)));
     let cx = g.build(&Context::new(), &Scope::new()).await.unwrap();
     assert!(cx.get::<Registry>().is_ok());
+}
+
+#[test]
+fn consumers_outside_the_graph_are_validated_with_it() {
+    let g = Graph::new().with(fs_node());
+    let ok = [Consumer::of::<(Fs,)>("strata ls")];
+    assert!(g.validate_for(&[], &ok).is_ok());
+    let external = [Available::of::<Info>(Tier::Instance)];
+    let needs_more = [Consumer::of::<(Fs, Info, Clock)>("strata demo")];
+    let report = g.validate_for(&external, &needs_more).unwrap_err();
+    assert_eq!(report.problems.len(), 1, "only Clock is missing: {report}");
+    let text = report.to_string();
+    assert!(text.contains("`strata demo` resolves `Clock`"), "{text}");
+    assert!(text.contains("Add a node for `Clock`"), "{text}");
 }

@@ -3,6 +3,7 @@
 use std::any::TypeId;
 use std::collections::{BTreeSet, HashMap};
 
+use crate::consumer::Consumer;
 use crate::deps::Requirement;
 use crate::error::{Problem, ValidationReport};
 use crate::node::Node;
@@ -69,6 +70,31 @@ pub(crate) fn validate(nodes: &[Node], external: &[Available]) -> Result<(), Val
     } else {
         Err(ValidationReport { problems })
     }
+}
+
+/// What `consumers` resolve that neither `nodes` nor `external` provide.
+pub(crate) fn unserved(
+    nodes: &[Node],
+    external: &[Available],
+    consumers: &[Consumer],
+) -> Vec<Problem> {
+    let provided: BTreeSet<TypeId> = nodes
+        .iter()
+        .map(|n| n.type_id())
+        .chain(external.iter().map(|a| a.type_id))
+        .collect();
+    consumers
+        .iter()
+        .flat_map(|c| {
+            c.requires
+                .iter()
+                .filter(|r| !provided.contains(&r.type_id))
+                .map(|r| Problem::Unserved {
+                    consumer: c.name,
+                    needs: *r,
+                })
+        })
+        .collect()
 }
 
 /// `r` missing for `n`: one problem per part of `n` that needs it, or one for `n` itself.

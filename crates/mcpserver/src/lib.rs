@@ -17,5 +17,5 @@ mod transport;
 
 pub use asks::refusal;
 pub use convert::{annotations, result_content};
-pub use server::{DEFAULT_MODEL, ServeError, ServeOptions, StrataMcp};
+pub use server::{CONSUMER, DEFAULT_MODEL, Needs, ServeError, ServeOptions, StrataMcp};
 pub use transport::{bind, http_service, router, serve_http, serve_stdio};

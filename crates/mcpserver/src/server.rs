@@ -87,6 +87,19 @@ struct Shared {
     counter: AtomicU64,
 }
 
+/// What the MCP server resolves from an instance, declared for graph validation.
+pub type Needs = (
+    ToolRegistry,
+    Permission,
+    Config,
+    RuntimeFlags,
+    Skills,
+    Agents,
+);
+
+/// How validation and errors name the MCP server as a consumer of an instance.
+pub const CONSUMER: &str = "strata mcp (the MCP server)";
+
 impl StrataMcp {
     /// A server for `instance` with `options`, under the agent's rules plus those of a run
     /// without a terminal (no `question`). Must be called inside the Tokio runtime (it starts
@@ -97,16 +110,9 @@ impl StrataMcp {
 
     /// Like [`StrataMcp::new`], from an instance's service context.
     pub fn from_context(instance: &Context, options: ServeOptions) -> Result<Self, ServeError> {
-        fn get<S: strata_graph::Service>(cx: &Context) -> Result<S, ServeError> {
-            cx.get::<S>()
-                .map_err(|e| ServeError::Service(S::KEY, e.to_string()))
-        }
-        let registry: ToolRegistry = get(instance)?;
-        let permission: Permission = get(instance)?;
-        let config: Config = get(instance)?;
-        let flags: RuntimeFlags = get(instance)?;
-        let skills: Skills = get(instance)?;
-        let agents: Agents = get(instance)?;
+        let (registry, permission, config, flags, skills, agents) =
+            strata_graph::resolve::<Needs>(instance, CONSUMER)
+                .map_err(|e| ServeError::Service(e.key, e.to_string()))?;
         let agent = agents
             .lookup(&options.agent)
             .map_err(|e| ServeError::Rules(e.to_string()))?;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use strata_graph::{BuildError, Context, Graph, Missing, Scope, Service, Tier};
+use strata_graph::{BuildError, Consumer, Context, Graph, Missing, Scope, Service, Tier};
 use strata_services::instance::InstanceSeed;
 
 /// The global tier, built once.
@@ -17,8 +17,18 @@ pub struct Runtime {
 impl Runtime {
     /// Validates the whole graph (both tiers), then builds the global tier.
     pub async fn start(graph: Graph) -> Result<Runtime, BuildError> {
+        Self::start_for(graph, &[]).await
+    }
+
+    /// Like [`start`](Self::start), also validating what `consumers` (the front-end code that
+    /// resolves services from an instance) need, so a missing service is named with its
+    /// consumer before anything runs.
+    pub async fn start_for(graph: Graph, consumers: &[Consumer]) -> Result<Runtime, BuildError> {
         graph
-            .validate(&[strata_graph::Available::of::<InstanceSeed>(Tier::Instance)])
+            .validate_for(
+                &[strata_graph::Available::of::<InstanceSeed>(Tier::Instance)],
+                consumers,
+            )
             .map_err(BuildError::Invalid)?;
         let scope = Scope::new();
         let global = graph

@@ -1,7 +1,7 @@
 //! [`LoopServices`]: the services the loop uses, resolved from an instance, and the model
 //! resolver of that instance.
 
-use strata_graph::{Context, Missing};
+use strata_graph::{Context, Deps, Missing, Requirement};
 use strata_registry::{Agents, ToolRegistry};
 use strata_services::clock::Clock;
 use strata_services::config::Config;
@@ -34,23 +34,43 @@ pub struct LoopServices {
     pub runs: SubagentRuns,
 }
 
-impl LoopServices {
-    /// Resolves every service from an instance context (the store from the global tier).
-    pub fn from_context(cx: &Context) -> Result<Self, Missing> {
+/// The loop resolves its services as one declared set, so graph validation can name it.
+impl Deps for LoopServices {
+    fn requires() -> Vec<Requirement> {
+        <(Store, ToolRegistry, Permission, Config, RuntimeFlags)>::requires()
+            .into_iter()
+            .chain(<(InstanceInfo, Skills, Instructions, Agents, Clock)>::requires())
+            .collect()
+    }
+
+    fn resolve(cx: &Context) -> Result<Self, Missing> {
+        let (store, registry, permission, config, flags) = Deps::resolve(cx)?;
+        let (info, skills, instructions, agents, clock) = Deps::resolve(cx)?;
         Ok(Self {
-            store: cx.get::<Store>()?,
-            registry: cx.get::<ToolRegistry>()?,
-            permission: cx.get::<Permission>()?,
-            config: cx.get::<Config>()?,
-            flags: cx.get::<RuntimeFlags>()?,
-            info: cx.get::<InstanceInfo>()?,
-            skills: cx.get::<Skills>()?,
-            instructions: cx.get::<Instructions>()?,
-            agents: cx.get::<Agents>()?,
-            clock: cx.get::<Clock>()?,
+            store,
+            registry,
+            permission,
+            config,
+            flags,
+            info,
+            skills,
+            instructions,
+            agents,
+            clock,
             // Graphs without the registry cannot start subagents; a private one is harmless.
             runs: cx.get::<SubagentRuns>().unwrap_or_default(),
         })
+    }
+}
+
+impl LoopServices {
+    /// How validation and errors name the loop as a consumer of an instance.
+    pub const CONSUMER: &'static str = "the agent loop";
+
+    /// Resolves every service from an instance context (the store from the global tier); a
+    /// missing one names the loop.
+    pub fn from_context(cx: &Context) -> Result<Self, Missing> {
+        strata_graph::resolve(cx, Self::CONSUMER)
     }
 
     /// The model resolver of this instance: the config's providers and its

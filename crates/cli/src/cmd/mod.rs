@@ -4,6 +4,7 @@ mod agents;
 mod attach;
 mod auth;
 mod config;
+mod consumers;
 mod debug;
 mod default_model;
 mod instance;

@@ -42,13 +42,14 @@ pub(super) async fn run(args: RunArgs) -> u8 {
             return 2;
         }
     };
-    let runtime = match Runtime::start(strata_agent::production()).await {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("strata: {e}");
-            return 1;
-        }
-    };
+    let runtime =
+        match Runtime::start_for(strata_agent::production(), &super::consumers::all()).await {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("strata: {e}");
+                return 1;
+            }
+        };
     let code = match runtime.instance(&dir).await {
         Ok(instance) => {
             super::mcp::warn_failed(&instance);

@@ -3,13 +3,10 @@
 
 use serde_json::json;
 use strata_registry::rules::agent_ruleset;
-use strata_services::config::Config;
-use strata_services::flags::RuntimeFlags;
-use strata_services::fs::{FileKind, FsUtil};
-use strata_services::instance::InstanceInfo;
-use strata_services::skills::{self, Skills};
+use strata_services::fs::FileKind;
+use strata_services::skills;
 
-use super::instance;
+use super::{consumers, instance};
 use crate::args::{Format, SkillsArgs};
 
 pub(super) async fn skills(args: SkillsArgs) -> u8 {
@@ -32,12 +29,9 @@ pub(super) async fn skills(args: SkillsArgs) -> u8 {
 }
 
 async fn list(inst: &strata_registry::Instance, format: Format) -> Result<(), String> {
-    let get = |e: strata_graph::Missing| e.to_string();
-    let found = inst.get::<Skills>().map_err(get)?;
-    let config = inst.get::<Config>().map_err(get)?;
-    let flags = inst.get::<RuntimeFlags>().map_err(get)?;
-    let info = inst.get::<InstanceInfo>().map_err(get)?;
-    let fs = inst.get::<FsUtil>().map_err(get)?;
+    let (found, config, flags, info, fs) =
+        strata_graph::resolve::<consumers::SkillsNeeds>(inst.context(), consumers::SKILLS)
+            .map_err(|e| e.to_string())?;
     let rules = agent_ruleset("build", &config, &flags, &found).map_err(|e| e.to_string())?;
     let mut sources = Vec::new();
     for (path, source) in skills::sources(&info, &config, &flags) {

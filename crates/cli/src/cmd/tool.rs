@@ -3,17 +3,11 @@
 //! what they edit.
 
 use serde_json::json;
-use strata_registry::ToolRegistry;
 use strata_registry::rules::agent_ruleset;
-use strata_services::config::Config;
 use strata_services::file_time::FileTime;
-use strata_services::flags::RuntimeFlags;
-use strata_services::permission::Permission;
-use strata_services::question::Question;
-use strata_services::skills::Skills;
 use strata_tools::ToolCx;
 
-use super::instance;
+use super::{consumers, instance};
 use crate::args::{Format, ToolArgs};
 use crate::ask::{AskMode, spawn_question_responder, spawn_responder};
 
@@ -31,32 +25,28 @@ pub(super) async fn tool(args: ToolArgs) -> u8 {
         eprintln!("strata: {e}");
         return 1;
     }
-    let (runtime, inst) = match instance::open_with(args.dir.clone(), graph).await {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("strata: {e}");
-            return 1;
-        }
-    };
+    let (runtime, inst) =
+        match instance::open_with(args.dir.clone(), graph, &[consumers::tool()]).await {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("strata: {e}");
+                return 1;
+            }
+        };
     let code = run_once(&inst, &args).await;
     instance::close(runtime, inst).await;
     code
 }
 
 async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
-    let services = (
-        inst.get::<ToolRegistry>(),
-        inst.get::<Permission>(),
-        inst.get::<Config>(),
-        inst.get::<RuntimeFlags>(),
-        inst.get::<Question>(),
-        inst.get::<Skills>(),
-    );
-    let (Ok(registry), Ok(permission), Ok(config), Ok(flags), Ok(question), Ok(skills)) = services
-    else {
-        eprintln!("strata: the instance is missing a core service; run `strata debug graph`");
-        return 1;
-    };
+    let (registry, permission, config, flags, question, skills) =
+        match strata_graph::resolve::<consumers::ToolNeeds>(inst.context(), consumers::TOOL) {
+            Ok(services) => services,
+            Err(e) => {
+                eprintln!("strata: {e}");
+                return 1;
+            }
+        };
     let Some(tool) = registry.get(&args.name) else {
         eprintln!(
             "strata: there is no tool named `{}`. Available: {}",

@@ -5,12 +5,9 @@
 
 use serde_json::json;
 use strata_registry::rules::{non_interactive_rules, ruleset_of};
-use strata_registry::{AgentInfo, SurfaceSpec, ToolRegistry};
-use strata_services::config::Config;
-use strata_services::flags::RuntimeFlags;
-use strata_services::skills::Skills;
+use strata_registry::{AgentInfo, SurfaceSpec};
 
-use super::instance;
+use super::{consumers, instance};
 use crate::args::{Format, ToolsArgs};
 
 pub(super) async fn tools(args: ToolsArgs) -> u8 {
@@ -46,10 +43,9 @@ fn list(
     agent: &AgentInfo,
 ) -> Result<(), String> {
     let (model, format) = (args.model.as_str(), args.format);
-    let registry = inst.get::<ToolRegistry>().map_err(|e| e.to_string())?;
-    let config = inst.get::<Config>().map_err(|e| e.to_string())?;
-    let flags = inst.get::<RuntimeFlags>().map_err(|e| e.to_string())?;
-    let skills = inst.get::<Skills>().map_err(|e| e.to_string())?;
+    let (registry, config, flags, skills) =
+        strata_graph::resolve::<consumers::ToolsNeeds>(inst.context(), consumers::TOOLS)
+            .map_err(|e| e.to_string())?;
     let mut ruleset = ruleset_of(agent, &config, &flags, &skills).map_err(|e| e.to_string())?;
     if !args.interactive {
         ruleset.extend(non_interactive_rules());

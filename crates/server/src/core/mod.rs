@@ -30,8 +30,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use strata_agent::provider::Credentials;
+use strata_agent::session::LoopServices;
 use strata_agent::store::Store;
-use strata_graph::Graph;
+use strata_graph::{Consumer, Graph};
 use strata_registry::Runtime;
 use strata_services::flags::RuntimeFlags;
 use tokio_util::sync::CancellationToken;
@@ -81,7 +82,8 @@ impl ServerCore {
     /// Builds the global tier, closes what a stopped server left running, and starts the
     /// event fan-out.
     pub async fn start(options: CoreOptions) -> Result<ServerCore, CoreError> {
-        let runtime = Runtime::start(options.graph)
+        let loop_needs = [Consumer::of::<LoopServices>(LoopServices::CONSUMER)];
+        let runtime = Runtime::start_for(options.graph, &loop_needs)
             .await
             .map_err(|e| CoreError::Start(e.to_string()))?;
         let store = runtime
