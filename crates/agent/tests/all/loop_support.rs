@@ -13,7 +13,8 @@ use strata_agent::session::{
     LoopServices, Model, RunOptions, RunReport, Runner, SessionTarget, open_session,
 };
 use strata_agent::store::{Event, Store, kinds};
-use strata_registry::ToolRegistry;
+use strata_registry::rules::ruleset_of;
+use strata_registry::{SurfaceSpec, ToolRegistry};
 use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
@@ -259,11 +260,31 @@ pub(crate) fn assert_log_consistent(store: &Store, ran: &Ran) {
 /// test (see [`ModelServer::rendered`]), with the test's directory shown as `[dir]`.
 pub(crate) fn assert_sent(name: &str, t: &TestInstance, server: &ModelServer) {
     let rendered = server
-        .rendered()
+        .rendered_against(&|model| Some(default_surface(t, model)))
         .replace(t.dir().to_string_lossy().as_ref(), "[dir]");
     let mut settings = insta::Settings::clone_current();
     // One place for these snapshots, whichever test binary the loop tests end up in.
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| insta::assert_snapshot!(name, rendered));
+}
+
+/// The tools the instance's `build` agent offers `model`: what request snapshots are written
+/// against, so that adding a tool to the house does not change them.
+fn default_surface(t: &TestInstance, model: &str) -> Vec<String> {
+    let s = services(t);
+    let agent = s.agents.lookup("build").expect("the build agent");
+    let ruleset = ruleset_of(agent, &s.config, &s.flags, &s.skills).expect("the build rules");
+    let spec = SurfaceSpec {
+        model: model.to_string(),
+        plan_mode: false,
+        ruleset,
+        flags: s.flags.enabled(),
+        backends: s.registry.configured_backends(&s.config, &s.flags),
+    };
+    s.registry
+        .surface(&spec)
+        .iter()
+        .map(|tool| tool.id.to_string())
+        .collect()
 }

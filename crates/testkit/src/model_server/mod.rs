@@ -56,7 +56,9 @@ use handle::{Protocol, handle};
 pub use recorded::Recording;
 pub use responses::{RESPONSES_CACHED_TOKENS, RESPONSES_PATH, RESPONSES_REASONING_TOKENS};
 pub use script::{Gate, Pause, ScriptedCall, Turn, call};
-pub use sent::{SentItem, SentMessage, SentRequest, render_requests};
+pub use sent::{
+    SentItem, SentMessage, SentRequest, relative, render_requests, render_requests_against,
+};
 pub use wire::{USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS};
 
 /// The OpenAI-style endpoint path.
@@ -234,6 +236,12 @@ impl ModelServer {
     /// [`render_requests`]).
     pub fn rendered(&self) -> String {
         render_requests(&self.requests())
+    }
+
+    /// Like [`rendered`](Self::rendered), with each tool list written against the default
+    /// surface of the request's model (see [`render_requests_against`]).
+    pub fn rendered_against(&self, default_for: &dyn Fn(&str) -> Option<Vec<String>>) -> String {
+        render_requests_against(&self.requests(), default_for)
     }
 
     /// Every request received so far with its path and headers.

@@ -367,18 +367,49 @@ fn block(f: &mut fmt::Formatter<'_>, label: &str, text: &str) -> fmt::Result {
 /// Renders several requests in order, each under a `## request N` heading; a tool list equal
 /// to the one before is shown as `(same)`.
 pub fn render_requests(bodies: &[Value]) -> String {
+    render_requests_against(bodies, &|_| None)
+}
+
+/// Like [`render_requests`], with each tool list written relative to the default surface of
+/// the request's model (`default_for(model)`): `(default)` when equal, `(default) -a +b` when
+/// tools were left out or added, so adding a tool to the house changes no such rendering.
+pub fn render_requests_against(
+    bodies: &[Value],
+    default_for: &dyn Fn(&str) -> Option<Vec<String>>,
+) -> String {
     let mut out = String::new();
     let mut previous_tools: Option<Vec<String>> = None;
     for (n, body) in bodies.iter().enumerate() {
         let mut sent = SentRequest::from_body(body);
         let same = previous_tools.as_ref() == Some(&sent.tools);
         previous_tools = Some(sent.tools.clone());
-        if same {
+        if let Some(relative) = default_for(&sent.model).and_then(|d| relative(&sent.tools, &d)) {
+            sent.tools = vec![relative];
+        } else if same {
             sent.tools = vec!["(same)".into()];
         }
         let _ = write!(out, "## request {}\n{sent}", n + 1);
     }
     out
+}
+
+/// `tools` written against `default`: `(default)`, then `-id` for each default tool left out
+/// and `+id` for each one added. `None` when the common tools are in another order, which
+/// only the full list shows.
+pub fn relative(tools: &[String], default: &[String]) -> Option<String> {
+    let kept: Vec<&String> = default.iter().filter(|d| tools.contains(d)).collect();
+    let common: Vec<&String> = tools.iter().filter(|t| default.contains(t)).collect();
+    if kept != common {
+        return None;
+    }
+    let mut text = String::from("(default)");
+    for d in default.iter().filter(|d| !tools.contains(d)) {
+        text.push_str(&format!(" -{d}"));
+    }
+    for t in tools.iter().filter(|t| !default.contains(t)) {
+        text.push_str(&format!(" +{t}"));
+    }
+    Some(text)
 }
 
 #[cfg(test)]
@@ -463,6 +494,27 @@ mod tests {
         assert!(
             both.contains("## request 2\nmodel: m\ntools: (same)\n"),
             "{both}"
+        );
+    }
+
+    #[test]
+    fn tool_lists_are_written_against_the_default_surface() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let default = names(&["read", "edit", "bash"]);
+        assert_eq!(relative(&default, &default).as_deref(), Some("(default)"));
+        assert_eq!(
+            relative(&names(&["read", "bash", "wc"]), &default).as_deref(),
+            Some("(default) -edit +wc")
+        );
+        assert_eq!(relative(&names(&["bash", "read"]), &default), None);
+        let body = json!({"model": "m", "tools": [{"function": {"name": "read"}}]});
+        let text = render_requests_against(&[body.clone(), body], &|model: &str| {
+            (model == "m").then(|| names(&["read", "bash"]))
+        });
+        assert_eq!(
+            text.matches("tools: (default) -bash\n").count(),
+            2,
+            "{text}"
         );
     }
 }
