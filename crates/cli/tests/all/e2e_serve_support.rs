@@ -32,10 +32,20 @@ impl Drop for Served {
 
 /// Starts `strata serve --port 0` for `p` talking to `model`, with extra env vars.
 pub(crate) fn serve(p: &Project, model: &ModelServer, env: &[(&str, &str)]) -> Served {
+    serve_with(strata_bin(), p, model, env)
+}
+
+/// Like [`serve`], with another build of `strata`.
+pub(crate) fn serve_with(
+    bin: &std::path::Path,
+    p: &Project,
+    model: &ModelServer,
+    env: &[(&str, &str)],
+) -> Served {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let log = p.tmp.join(format!("serve-{}.log", std::process::id()));
     let log = unique(log);
-    let mut cmd = Command::new(strata_bin());
+    let mut cmd = Command::new(bin);
     cmd.args(["serve", "--port", "0", "--dir"])
         .arg(&p.dir)
         .current_dir(&p.dir)
