@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Server load (issue 13; not part of CI, see bench/README.md): 50 sessions each run one scripted
 # 5-step turn at the same time (four `read` calls, then a text answer), while 20 clients read
-# `GET /global/event`, against a release `strata serve` and, when `opencode` is on PATH, against `opencode serve` on the same load. The driver is the
-# ignored test `load_bench::bench_serve_load` of the server crate's test binary (built with
-# --release): it starts the scripted model server (in the driver process, on 127.0.0.1), starts
+# `GET /global/event`, against a release `strata serve` and, when `opencode` is on PATH, against
+# `opencode serve` on the same load. The driver is the server crate's bench target `serve_load`
+# (`crates/server/benches/serve_load.rs`, built by `cargo bench`): it starts the scripted model server (in the driver process, on 127.0.0.1), starts
 # the server process on a fresh temporary project, data and config, connects the clients, creates
 # the sessions, sends every prompt with `POST /session/:id/prompt_async` at once, and reads until
 # every client has seen every session's `session.idle`.
@@ -34,7 +34,7 @@ cd "$(dirname "$0")/.."
 TARGET="${CARGO_TARGET_DIR:-target}"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   [ -n "${STRATA_BIN:-}" ] || cargo build --release -p strata
-  cargo test --release -p strata-server --test all --no-run
+  cargo bench -p strata-server --bench serve_load --no-run
 fi
 STRATA_BIN="${STRATA_BIN:-$(cd "$TARGET/release" && pwd)/strata}"
 SERVERS="${SERVERS:-strata opencode}"
@@ -45,6 +45,5 @@ for server in $SERVERS; do
   fi
   STRATA_BIN="$STRATA_BIN" BENCH_SERVER="$server" BENCH_RUNS="${RUNS:-3}" \
     BENCH_SESSIONS="${SESSIONS:-50}" BENCH_CLIENTS="${CLIENTS:-20}" \
-    cargo test --release -p strata-server --test all bench_serve_load -- --ignored --nocapture \
-    --test-threads 1 2>&1 | grep -o 'bench:.*'
+    cargo bench -p strata-server --bench serve_load 2>&1 | grep -o 'bench:.*'
 done

@@ -8,7 +8,8 @@ mod catalog;
 mod events;
 mod fixture;
 mod load;
-mod load_bench;
+// Part of it serves only the load bench (benches/serve_load.rs).
+#[allow(dead_code)]
 mod load_drive;
 mod local;
 mod permissions;

@@ -257,30 +257,3 @@ async fn server_everything_from_npm_echoes() {
         })
         .await;
 }
-
-/// Figures for the closing note (`--ignored`): the mean latency of an MCP tool call
-/// through the whole wrapper against a built-in tool call.
-#[tokio::test]
-#[ignore = "a measurement, not a check"]
-async fn measure_mcp_call_latency_against_a_builtin_tool() {
-    TestInstance::builder()
-        .file("a.txt", "hello\n")
-        .config(json!({"mcp": {"fix": local(&[])}}))
-        .run(|t| async move {
-            let n = 200;
-            let time = |tool: &'static str, args: Value| {
-                let t = &t;
-                async move {
-                    let start = std::time::Instant::now();
-                    for _ in 0..n {
-                        t.call(tool, args.clone()).await.unwrap();
-                    }
-                    start.elapsed() / n
-                }
-            };
-            let read = time("read", json!({"filePath": t.path("a.txt")})).await;
-            let echo = time("fix_echo", json!({"message": "x"})).await;
-            eprintln!("mean per call: read {read:?}, fix_echo (MCP over stdio) {echo:?}");
-        })
-        .await;
-}

@@ -1,8 +1,12 @@
-//! The load bench behind `bench/serve_load.sh` (ignored: run by hand). It starts a server
+//! The load bench behind `bench/serve_load.sh` (`cargo bench -p strata-server --bench
+//! serve_load`; a measurement, so not part of `cargo test`). It starts a server
 //! process — `strata serve` (`STRATA_BIN`) or `opencode serve` (`BENCH_SERVER=opencode`) — on a
 //! fresh temporary project, data and config, with the scripted model as an OpenAI-compatible
 //! provider, runs the load of `load_drive` against it `BENCH_RUNS` times and prints one
 //! `bench:` line per run and the medians. Definitions are in the script's header.
+
+// A measurement harness: a failed step ends it with a panic, as in a test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -11,7 +15,12 @@ use std::time::Duration;
 
 use strata_testkit::model_server::ModelServer;
 
-use super::load_drive::{self, Figures, Target, percentile};
+// The load driver is shared with the load test of the integration binary.
+#[allow(dead_code)]
+#[path = "../tests/all/load_drive.rs"]
+mod load_drive;
+
+use load_drive::{Figures, Target, percentile};
 
 fn var(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -154,8 +163,15 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a benchmark: run by bench/serve_load.sh"]
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime for the bench");
+    runtime.block_on(bench_serve_load());
+}
+
 async fn bench_serve_load() {
     let kind = std::env::var("BENCH_SERVER").unwrap_or_else(|_| "strata".into());
     let (runs, sessions, clients) = (
