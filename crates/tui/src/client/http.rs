@@ -147,7 +147,8 @@ impl Client for HttpClient {
     }
 
     async fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        read::top_sessions("GET /session", self.get("GET /session", "/session").await?)
+        let all = parse("GET /session", self.get("GET /session", "/session").await?)?;
+        Ok(read::top_sessions(all))
     }
 
     async fn create_session(&self, agent: &str) -> Result<SessionInfo> {
@@ -173,7 +174,11 @@ impl Client for HttpClient {
             .get("todo", &format!("/session/{session_id}/todo"))
             .await
             .ok();
-        read::snapshot(&what, info, &list, todos)
+        Ok(read::snapshot(
+            parse(&what, info)?,
+            read::messages(&list),
+            todos.map(read::todos),
+        ))
     }
 
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {
@@ -182,7 +187,7 @@ impl Client for HttpClient {
             body["agent"] = json!(prompt.agent);
         }
         if let Some(m) = prompt.model {
-            body["model"] = json!({"providerID": m.provider_id, "modelID": m.model_id});
+            body["model"] = json!(m);
         }
         let path = format!("/session/{session_id}/prompt_async");
         self.post(&format!("POST {path}"), &path, body)
@@ -203,7 +208,7 @@ impl Client for HttpClient {
         reply: PermissionReply,
         message: Option<String>,
     ) -> Result<()> {
-        let mut body = json!({"reply": reply.as_str()});
+        let mut body = json!({"reply": reply});
         if let Some(m) = message.filter(|m| !m.is_empty()) {
             body["message"] = json!(m);
         }

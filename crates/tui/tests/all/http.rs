@@ -121,7 +121,7 @@ async fn next(rx: &mut tokio::sync::mpsc::Receiver<ClientEvent>) -> ClientEvent 
 
 fn seq(e: &ClientEvent) -> Option<u64> {
     match e {
-        ClientEvent::Event(env) => env.seq,
+        ClientEvent::Event(env) => strata_tui::event::seq(env),
         _ => None,
     }
 }
@@ -170,7 +170,7 @@ async fn a_wrong_password_is_reported_and_retried() {
 async fn requests_carry_auth_and_opencode_shaped_bodies() {
     let (url, seen) = serve().await;
     let c = client(&url, Some("secret"));
-    let model = strata_tui::model::ModelRef {
+    let model = strata_tui::model::ModelChoice {
         provider_id: "mock".into(),
         model_id: "mock".into(),
     };
