@@ -5,7 +5,7 @@
 use strata_testkit::model_server::{ModelServer, Turn};
 
 use super::common::{Project, Run, finish};
-use super::e2e_run_support::{MODEL, command};
+use super::e2e_run_support::{MODEL, command, json_lines, types};
 use super::e2e_serve_support::serve;
 
 const ASK: &str = r#"{"permission": {"bash": "ask"}}"#;
@@ -64,14 +64,9 @@ async fn with_yes_and_a_password_the_call_runs() {
     let run = attach(&p, &s.url, &["--yes", "--format", "json"], &password).await;
     run.expect_code(0);
     assert_eq!(run.stderr, "");
-    let lines: Vec<serde_json::Value> = run
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    let lines = json_lines(&run);
     assert_eq!(
-        types,
+        types(&lines),
         [
             "step_start",
             "tool_use",

@@ -76,12 +76,15 @@ async fn record(
     headers: HeaderMap,
     body: String,
 ) -> Response {
-    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-    seen.calls
-        .lock()
-        .unwrap()
-        .push((id, header(&headers, "authorization"), body));
+    seen.push(id, header(&headers, "authorization"), &body);
     axum::Json(json!(true)).into_response()
+}
+
+impl Seen {
+    fn push(&self, route: String, auth: String, body: &str) {
+        let body: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+        self.calls.lock().unwrap().push((route, auth, body));
+    }
 }
 
 /// `/event`: one project's items, unwrapped, of two sessions.
@@ -110,22 +113,14 @@ async fn prompt_and_wait(
     Path(id): Path<String>,
     body: String,
 ) -> Response {
-    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-    seen.calls
-        .lock()
-        .unwrap()
-        .push((format!("message {id}"), String::new(), body));
+    seen.push(format!("message {id}"), String::new(), &body);
     seen.turn_end.notified().await;
     axum::Json(json!({"info": {"id": "msg_2", "sessionID": id, "role": "assistant"}, "parts": []}))
         .into_response()
 }
 
 async fn new_session(State(seen): State<Seen>, body: String) -> Response {
-    let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-    seen.calls
-        .lock()
-        .unwrap()
-        .push(("session".into(), String::new(), body));
+    seen.push("session".into(), String::new(), &body);
     axum::Json(json!({"id": "ses_new", "directory": "/p", "time": {"created": 1, "updated": 1}}))
         .into_response()
 }
