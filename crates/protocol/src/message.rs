@@ -171,15 +171,37 @@ impl Tokens {
 }
 
 /// An error as opencode names it: `{"name", "data": {"message"}}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ErrorInfo {
     pub name: String,
     pub data: ErrorData,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+// Read leniently: some of opencode's errors (an output-length error) carry no message. (A
+// plain comment: a doc comment would become a description in the API document.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(transform = message_always_sent)]
 pub struct ErrorData {
+    #[serde(default)]
     pub message: String,
+}
+
+/// The API document lists `message` as required all the same: Strata always sends it, and
+/// the default only makes the reader lenient.
+fn message_always_sent(schema: &mut schemars::Schema) {
+    if let Some(message) = schema
+        .get_mut("properties")
+        .and_then(|p| p.get_mut("message"))
+        .and_then(Value::as_object_mut)
+    {
+        message.remove("default");
+    }
+    match schema.get_mut("required").and_then(Value::as_array_mut) {
+        Some(required) => required.push("message".into()),
+        None => {
+            schema.insert("required".into(), serde_json::json!(["message"]));
+        }
+    }
 }
 
 impl ErrorInfo {
@@ -189,6 +211,15 @@ impl ErrorInfo {
             data: ErrorData {
                 message: message.to_string(),
             },
+        }
+    }
+
+    /// The message when there is one, else the name.
+    pub fn text(&self) -> &str {
+        if self.data.message.is_empty() {
+            &self.name
+        } else {
+            &self.data.message
         }
     }
 }

@@ -2,8 +2,9 @@
 //! sessions, files or tools itself.
 //!
 //! - [`client`]: the one [`Client`] interface, and its HTTP + SSE transport.
-//! - [`event`]: the server's events decoded for the UI ([`ServerEvent`]).
-//! - [`model`]: sessions, messages, parts and requests as the UI holds them.
+//! - [`event`]: the server's events, the protocol's [`ServerEvent`]s, decoded from the stream.
+//! - [`model`]: the protocol's sessions and requests, and messages and parts in the form the
+//!   UI draws them.
 //! - [`state`]: the UI [`State`] and the pure reducer that applies events to it.
 //! - [`app`]: the [`App`]: state plus prompt, dialogs and keys, turning keys into actions;
 //!   every change to the app happens in its update code.

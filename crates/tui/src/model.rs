@@ -1,33 +1,20 @@
-//! What the UI knows about the server's objects: sessions, messages, parts, permission and
-//! question requests, todos, agents and models. Read leniently from the server's JSON (missing
-//! fields take defaults), so an older server or one speaking opencode's API still loads.
+//! What the UI holds of the server's objects. Sessions, requests and todos are the protocol's
+//! wire types (re-exported here); messages and parts are kept in a drawing-friendly form read
+//! from the wire views ([`MessageInfo::from_view`], [`PartInfo::from_view`]); agents, the
+//! start-up data and a session's snapshot are the UI's own.
 
 use serde::Deserialize;
 use serde_json::Value;
+use strata_protocol::event::SessionStatus;
+use strata_protocol::message::MessageTime;
 use strata_protocol::part::TextPart;
-use strata_protocol::{Tokens, ToolPart};
+use strata_protocol::wire::{MessageEntry, MessageView, PartView};
+use strata_protocol::{ErrorInfo, PartData, Tokens, ToolPart};
 
-/// A session as listed and shown in the header.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct SessionInfo {
-    pub id: String,
-    #[serde(default)]
-    pub title: String,
-    #[serde(rename = "parentID", default)]
-    pub parent_id: Option<String>,
-    #[serde(default)]
-    pub directory: String,
-    #[serde(default)]
-    pub time: SessionTime,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
-pub struct SessionTime {
-    #[serde(default)]
-    pub created: i64,
-    #[serde(default)]
-    pub updated: i64,
-}
+pub use strata_protocol::wire::{
+    ModelChoice, PermissionReply, PermissionRequest, QuestionInfo, QuestionOption, QuestionRequest,
+    SessionInfo, SessionTime, Todo,
+};
 
 /// What a session is doing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,29 +29,27 @@ pub enum Busy {
     },
 }
 
-/// A model named by provider and model id.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct ModelRef {
-    #[serde(rename = "providerID", default)]
-    pub provider_id: String,
-    #[serde(rename = "modelID", alias = "id", default)]
-    pub model_id: String,
-}
-
-impl ModelRef {
-    /// `provider/model`, as typed on the command line.
-    pub fn label(&self) -> String {
-        format!("{}/{}", self.provider_id, self.model_id)
+impl From<SessionStatus> for Busy {
+    fn from(status: SessionStatus) -> Self {
+        match status {
+            SessionStatus::Busy => Busy::Busy,
+            SessionStatus::Idle => Busy::Idle,
+            SessionStatus::Retry {
+                attempt, message, ..
+            } => Busy::Retry { attempt, message },
+        }
     }
 }
 
-/// A message's header data (its parts travel separately).
+/// A message's header data (its parts travel separately): the fields of a user or an
+/// assistant message that the UI shows, read from a [`MessageView`].
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct MessageInfo {
+    #[serde(skip)]
     pub id: String,
-    #[serde(rename = "sessionID", default)]
+    #[serde(skip)]
     pub session_id: String,
-    #[serde(default)]
+    #[serde(skip)]
     pub role: String,
     #[serde(default)]
     pub agent: String,
@@ -79,48 +64,32 @@ pub struct MessageInfo {
     #[serde(default)]
     pub finish: Option<String>,
     #[serde(default)]
-    pub error: Option<ErrorBody>,
+    pub error: Option<ErrorInfo>,
     #[serde(default)]
     pub time: MessageTime,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
-pub struct MessageTime {
-    #[serde(default)]
-    pub created: i64,
-    #[serde(default)]
-    pub completed: Option<i64>,
 }
 
 impl MessageInfo {
     pub fn is_user(&self) -> bool {
         self.role == "user"
     }
-}
 
-/// An error as the server names it: `{name, data: {message}}`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ErrorBody {
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
-    pub data: ErrorData,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct ErrorData {
-    #[serde(default)]
-    pub message: String,
-}
-
-impl ErrorBody {
-    /// The message when there is one, else the name.
-    pub fn text(&self) -> &str {
-        if self.data.message.is_empty() {
-            &self.name
-        } else {
-            &self.data.message
+    /// Reads a message's view; `None` when its data does not fit. A user message names its
+    /// model as `model: {providerID, modelID}`.
+    pub fn from_view(view: &MessageView) -> Option<MessageInfo> {
+        let data = Value::Object(view.data.clone());
+        let mut info = MessageInfo::deserialize(&data).ok()?;
+        if info.model_id.is_empty()
+            && let Some(m) = view.data.get("model")
+        {
+            let s = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default();
+            info.provider_id = s("providerID").to_string();
+            info.model_id = s("modelID").to_string();
         }
+        info.id.clone_from(&view.id);
+        info.session_id.clone_from(&view.session_id);
+        info.role = view.role.as_str().to_string();
+        Some(info)
     }
 }
 
@@ -132,6 +101,9 @@ pub struct PartInfo {
     pub session_id: String,
     pub kind: PartKind,
 }
+
+/// The part kinds drawn (the rest show as [`PartKind::Other`]).
+const DRAWN: &[&str] = &["text", "reasoning", "tool", "step-start", "step-finish"];
 
 /// A part's payload by its `type`.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,33 +122,27 @@ pub enum PartKind {
 }
 
 impl PartInfo {
-    /// Reads a part in its view shape `{id, sessionID, messageID, type, …data}`.
-    pub fn from_json(v: &Value) -> Option<PartInfo> {
-        let s = |k: &str| {
-            v.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        let kind = match v.get("type")?.as_str()? {
-            "text" => PartKind::Text(TextPart::deserialize(v).ok()?),
-            "reasoning" => PartKind::Reasoning(s("text")),
-            "tool" => PartKind::Tool(Box::new(ToolPart::deserialize(v).ok()?)),
-            "step-start" => PartKind::StepStart,
-            "step-finish" => PartKind::StepFinish {
-                reason: s("reason"),
-                tokens: v
-                    .get("tokens")
-                    .and_then(|t| Tokens::deserialize(t).ok())
-                    .unwrap_or_default(),
-                cost: v.get("cost").and_then(Value::as_f64).unwrap_or(0.0),
+    /// Reads a part's view; `None` for a kind this client draws whose data does not fit, a
+    /// kind it does not draw is [`PartKind::Other`].
+    pub fn from_view(view: &PartView) -> Option<PartInfo> {
+        let kind = match view.typed() {
+            Some(PartData::Text(t)) => PartKind::Text(t),
+            Some(PartData::Reasoning(r)) => PartKind::Reasoning(r.text),
+            Some(PartData::Tool(t)) => PartKind::Tool(t),
+            Some(PartData::StepStart) => PartKind::StepStart,
+            Some(PartData::StepFinish(f)) => PartKind::StepFinish {
+                reason: f.reason,
+                tokens: f.tokens,
+                cost: f.cost,
             },
-            other => PartKind::Other(other.to_string()),
+            Some(PartData::Compaction(_)) => PartKind::Other(view.kind.clone()),
+            None if DRAWN.contains(&view.kind.as_str()) => return None,
+            None => PartKind::Other(view.kind.clone()),
         };
         Some(PartInfo {
-            id: s("id"),
-            message_id: s("messageID"),
-            session_id: s("sessionID"),
+            id: view.id.clone(),
+            message_id: view.message_id.clone(),
+            session_id: view.session_id.clone(),
             kind,
         })
     }
@@ -205,97 +171,19 @@ pub struct MessageWithParts {
 }
 
 impl MessageWithParts {
+    /// Reads a listed message; `None` when its header does not read. Parts that do not read
+    /// are left out.
+    pub fn from_entry(entry: &MessageEntry) -> Option<MessageWithParts> {
+        Some(MessageWithParts {
+            info: MessageInfo::from_view(&entry.info)?,
+            parts: entry.parts.iter().filter_map(PartInfo::from_view).collect(),
+        })
+    }
+
+    /// Reads a listed message from its JSON (`{info, parts}`).
     pub fn from_json(v: &Value) -> Option<MessageWithParts> {
-        let info = MessageInfo::deserialize(v.get("info")?).ok()?;
-        let parts = v
-            .get("parts")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(PartInfo::from_json).collect())
-            .unwrap_or_default();
-        Some(MessageWithParts { info, parts })
+        Self::from_entry(&MessageEntry::deserialize(v).ok()?)
     }
-}
-
-/// A tool asking to be allowed: `{id, sessionID, permission, patterns, metadata, always, tool?}`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct PermissionRequest {
-    pub id: String,
-    #[serde(rename = "sessionID", default)]
-    pub session_id: String,
-    #[serde(default)]
-    pub permission: String,
-    #[serde(default)]
-    pub patterns: Vec<String>,
-    #[serde(default)]
-    pub always: Vec<String>,
-    #[serde(default)]
-    pub metadata: Value,
-}
-
-/// How a permission request is answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PermissionReply {
-    Once,
-    Always,
-    Reject,
-}
-
-impl PermissionReply {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionReply::Once => "once",
-            PermissionReply::Always => "always",
-            PermissionReply::Reject => "reject",
-        }
-    }
-}
-
-/// The model asking the user: `{id, sessionID, questions}`.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct QuestionRequest {
-    pub id: String,
-    #[serde(rename = "sessionID", default)]
-    pub session_id: String,
-    #[serde(default)]
-    pub questions: Vec<Question>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct Question {
-    #[serde(default)]
-    pub question: String,
-    #[serde(default)]
-    pub header: String,
-    #[serde(default)]
-    pub options: Vec<QuestionOption>,
-    #[serde(default)]
-    pub multiple: bool,
-    /// Whether a typed answer is allowed (default true).
-    #[serde(default = "yes")]
-    pub custom: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct QuestionOption {
-    #[serde(default)]
-    pub label: String,
-    #[serde(default)]
-    pub description: String,
-}
-
-/// One entry of a session's todo list.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct Todo {
-    #[serde(default)]
-    pub content: String,
-    #[serde(default)]
-    pub status: String,
-    #[serde(default)]
-    pub priority: String,
 }
 
 /// An agent the user can pick (`mode` `primary` or `all`; subagents are not offered).
@@ -318,8 +206,8 @@ impl AgentInfo {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Bootstrap {
     pub agents: Vec<AgentInfo>,
-    pub models: Vec<ModelRef>,
-    pub model: Option<ModelRef>,
+    pub models: Vec<ModelChoice>,
+    pub model: Option<ModelChoice>,
     pub sessions: Vec<SessionInfo>,
 }
 
@@ -368,7 +256,8 @@ mod tests {
     fn tool(state: Value) -> ToolPart {
         let v = json!({"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1", "type": "tool",
             "tool": "bash", "callID": "call_1", "state": state});
-        match PartInfo::from_json(&v).map(|p| p.kind) {
+        let view = PartView::deserialize(&v).unwrap();
+        match PartInfo::from_view(&view).map(|p| p.kind) {
             Some(PartKind::Tool(t)) => *t,
             other => panic!("not a tool part: {other:?}"),
         }
@@ -386,5 +275,62 @@ mod tests {
         assert_eq!(tool_title(&tool(pending)), "preparing…");
         let bare = json!({"status": "running", "input": {"other": 1}, "time": {"start": 1}});
         assert_eq!(tool_title(&tool(bare)), "");
+    }
+
+    #[test]
+    fn a_user_message_names_its_model_and_an_assistant_its_own() {
+        let view = |v: Value| MessageView::deserialize(v).unwrap();
+        let user = view(json!({"id": "msg_1", "sessionID": "ses_1", "role": "user",
+            "time": {"created": 1}, "agent": "build",
+            "model": {"providerID": "mock", "modelID": "small"}}));
+        let info = MessageInfo::from_view(&user).unwrap();
+        assert_eq!(
+            (info.id.as_str(), info.session_id.as_str()),
+            ("msg_1", "ses_1")
+        );
+        assert!(info.is_user());
+        assert_eq!(
+            (info.provider_id.as_str(), info.model_id.as_str()),
+            ("mock", "small")
+        );
+        let failed = view(
+            json!({"id": "msg_2", "sessionID": "ses_1", "role": "assistant",
+            "providerID": "p", "modelID": "m", "cost": 0.5,
+            "error": {"name": "MessageOutputLengthError", "data": {}}}),
+        );
+        let info = MessageInfo::from_view(&failed).unwrap();
+        assert_eq!((info.model_id.as_str(), info.cost), ("m", 0.5));
+        assert_eq!(
+            info.error.map(|e| e.text().to_string()).as_deref(),
+            Some("MessageOutputLengthError")
+        );
+        let bad =
+            view(json!({"id": "msg_3", "sessionID": "ses_1", "role": "assistant", "cost": "x"}));
+        assert_eq!(MessageInfo::from_view(&bad), None);
+    }
+
+    #[test]
+    fn parts_of_other_kinds_are_kept_by_name_and_unreadable_ones_dropped() {
+        let part = |v: Value| PartView::deserialize(v).unwrap();
+        let head = json!({"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1"});
+        let with = |extra: Value| {
+            let mut v = head.clone();
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            part(v)
+        };
+        let patch = PartInfo::from_view(&with(json!({"type": "patch", "files": []}))).unwrap();
+        assert_eq!(patch.kind, PartKind::Other("patch".into()));
+        assert_eq!(patch.message_id, "msg_1");
+        let reasoning = PartInfo::from_view(&with(json!({"type": "reasoning", "text": "hm"})));
+        assert_eq!(
+            reasoning.map(|p| p.kind),
+            Some(PartKind::Reasoning("hm".into()))
+        );
+        assert_eq!(
+            PartInfo::from_view(&with(json!({"type": "tool", "tool": "bash"}))),
+            None
+        );
     }
 }

@@ -292,7 +292,7 @@ async fn execute(
         Action::Open(id) => client
             .snapshot(&id)
             .await
-            .map(|s| Some(Reply::Snapshot(s)))
+            .map(|s| Some(Reply::Snapshot(Box::new(s))))
             .map_err(|e| (true, e)),
         Action::ListSessions => client
             .sessions()
@@ -327,10 +327,10 @@ async fn send_prompt(
         None => {
             let session = client.create_session(&prompt.agent).await?;
             let id = session.id.clone();
-            let _ = tx.send(Reply::Snapshot(Snapshot {
+            let _ = tx.send(Reply::Snapshot(Box::new(Snapshot {
                 session,
                 ..Default::default()
-            }));
+            })));
             id
         }
     };
@@ -340,7 +340,7 @@ async fn send_prompt(
 /// The session as it is after an undo or redo.
 async fn reopened(client: &dyn Client, session_id: &str) -> Outcome {
     let snapshot = client.snapshot(session_id).await.map_err(|e| (false, e))?;
-    Ok(Some(Reply::Snapshot(snapshot)))
+    Ok(Some(Reply::Snapshot(Box::new(snapshot))))
 }
 
 /// Prints what to run to come back to the session, after the terminal is restored.

@@ -1,23 +1,22 @@
 //! `strata run --attach URL`: the same run, on a `strata serve` elsewhere. Creates (or picks)
-//! the session over HTTP, follows `/event`, posts the prompt, and renders the events with the
-//! local renderers, so the output formats are the same as a local run. Permission requests are
-//! answered `once` with `--yes`, otherwise refused (no one can be asked through the stream).
-//! Credentials come from the environment, read as the server reads them
-//! ([`ServerCredentials`]: `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`, and the
-//! matching `…_USERNAME`).
+//! the session, follows the session's events, posts the prompt, and renders the events with
+//! the local renderers, so the output formats are the same as a local run. Permission requests
+//! are answered `once` with `--yes`, otherwise refused (no one can be asked through the
+//! stream). The server is reached through the TUI's [`HttpClient`]; credentials come from the
+//! environment, read as the server reads them ([`ServerCredentials`]:
+//! `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`, and the matching `…_USERNAME`).
 
 use std::time::Duration;
 
-use base64::Engine;
-use futures::StreamExt;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
-use serde_json::{Value, json};
+use serde_json::json;
 use strata_agent::events::LoopEvent;
 use strata_agent::store::{Event, kinds};
 use strata_protocol::event::SessionStatus;
-use strata_protocol::sse::SseParser;
-use strata_protocol::wire::{Decoded, ServerCredentials, ServerEvent};
-use tokio::sync::mpsc;
+use strata_protocol::wire::{
+    ModelChoice, PermissionReply, PermissionRule, ServerCredentials, ServerEvent, SessionCreateBody,
+};
+use strata_tui::client::{Client, ClientEvent, HttpClient, HttpOptions, Prompt};
+use tokio::sync::mpsc::Receiver;
 
 use super::instance::project_dir;
 use crate::args::{Format, RunArgs};
@@ -36,135 +35,105 @@ pub(super) async fn run(args: RunArgs) -> u8 {
     }
 }
 
-fn headers(dir: &str) -> Result<HeaderMap, String> {
-    let mut h = HeaderMap::new();
-    let encoded: String = dir
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
-    h.insert(
-        "x-opencode-directory",
-        HeaderValue::from_str(&encoded).map_err(|e| e.to_string())?,
-    );
+/// The client for `base`, with the project directory and the environment's credentials.
+fn client(base: &str, dir: String) -> Result<HttpClient, String> {
     let credentials = ServerCredentials::from_env(|k| std::env::var(k).ok());
-    if let Some(password) = &credentials.password {
-        let user = credentials.client_username();
-        let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
-        h.insert(
-            AUTHORIZATION,
-            HeaderValue::from_str(&format!("Basic {token}")).map_err(|e| e.to_string())?,
-        );
-    }
-    Ok(h)
+    let mut opts = HttpOptions::new(base);
+    opts.username = Some(credentials.client_username().to_string());
+    opts.password = credentials.password;
+    opts.directory = Some(dir);
+    // `strata run` has no --password flag.
+    opts.unauthorized_hint = " (set STRATA_SERVER_PASSWORD)".into();
+    HttpClient::new(opts).map_err(|e| format!("could not build an HTTP client: {e}"))
 }
 
-/// The error body's message, else the status.
-async fn failure(what: &str, response: reqwest::Response) -> String {
-    let status = response.status();
-    let body: Value = response.json().await.unwrap_or(Value::Null);
-    let message = body["data"]["message"]
-        .as_str()
-        .or_else(|| body["name"].as_str())
-        .unwrap_or("no details");
-    format!("{what} failed with {status}: {message}")
+/// The prompt of the command line, with its `--model` when given as `provider/model`.
+fn prompt(args: &RunArgs) -> Prompt {
+    let model = args.model.as_deref().and_then(|m| m.split_once('/'));
+    Prompt {
+        text: args.message.join(" "),
+        agent: String::new(),
+        model: model.map(|(provider, model)| ModelChoice {
+            provider_id: provider.into(),
+            model_id: model.into(),
+        }),
+    }
 }
 
 async fn attach(args: &RunArgs) -> Result<u8, String> {
     let base = args.attach.clone().unwrap_or_default();
     let base = base.trim_end_matches('/').to_string();
-    let message = args.message.join(" ");
     let dir = project_dir(args.dir.clone())?;
-    let dir = dir.to_string_lossy().into_owned();
-    let client = reqwest::Client::builder()
-        .default_headers(headers(&dir)?)
-        .build()
-        .map_err(|e| format!("could not build an HTTP client: {e}"))?;
+    let client = client(&base, dir.to_string_lossy().into_owned())?;
     let session_id = match &args.session {
         Some(id) => id.clone(),
-        None => create_session(&client, &base).await?,
+        None => create_session(&client).await?,
     };
-
-    let events = client
-        .get(format!("{base}/event"))
-        .send()
-        .await
-        .map_err(|e| format!("could not open the event stream at {base}/event: {e}"))?;
-    if !events.status().is_success() {
-        return Err(failure("opening the event stream", events).await);
-    }
-    let (tx, mut rx) = mpsc::unbounded_channel::<ServerEvent>();
-    let reader = tokio::spawn(read_events(events, tx));
-
-    let mut body = json!({"parts": [{"type": "text", "text": message}]});
-    if let Some((provider, model)) = args.model.as_deref().and_then(|m| m.split_once('/')) {
-        body["model"] = json!({"providerID": provider, "modelID": model});
-    }
-    let prompt = client
-        .post(format!("{base}/session/{session_id}/message"))
-        .json(&body)
-        .send();
+    let mut rx = client.session_events(&session_id);
+    connected(&mut rx, &base).await?;
+    let prompt = client.prompt_and_wait(&session_id, prompt(args));
     tokio::pin!(prompt);
     let mut output = Output::new(args.format);
     let mut prompt_done = false;
     let mut failed = false;
-    let mut connected = false;
-    let deadline = tokio::time::sleep(CONNECT_LIMIT);
-    tokio::pin!(deadline);
     loop {
         tokio::select! {
             result = &mut prompt, if !prompt_done => {
                 prompt_done = true;
-                match result {
-                    Ok(r) if r.status().is_success() => {}
-                    Ok(r) => return Err(failure("the prompt", r).await),
-                    Err(e) => return Err(format!("the prompt failed: {e}")),
-                }
+                result.map_err(|e| e.to_string())?;
             }
-            event = rx.recv() => {
-                let Some(event) = event else {
-                    if prompt_done { break; }
-                    return Err("the server closed the event stream".into());
+            item = rx.recv() => {
+                let event = match item {
+                    Some(ClientEvent::Event(envelope)) => envelope.event,
+                    Some(ClientEvent::Connected) => continue,
+                    Some(ClientEvent::Disconnected { .. }) | None if prompt_done => break,
+                    Some(ClientEvent::Disconnected { .. }) | None => {
+                        return Err("the server closed the event stream".into());
+                    }
                 };
-                connected = true;
-                if event.session_id() != Some(session_id.as_str()) {
-                    continue;
-                }
-                match handle(&client, &base, args, &mut output, event).await {
+                match handle(&client, args, &mut output, event).await {
                     Step::Go => {}
                     Step::Failed => failed = true,
                     Step::Idle => break,
                 }
             }
-            () = &mut deadline, if !connected => {
-                return Err(format!("no events from {base} within {}s", CONNECT_LIMIT.as_secs()));
-            }
         }
     }
-    reader.abort();
     output.finish();
     Ok(u8::from(failed))
 }
 
-/// A new session on the server, with questions denied: nobody can answer them here.
-async fn create_session(client: &reqwest::Client, base: &str) -> Result<String, String> {
-    let body =
-        json!({"permission": [{"permission": "question", "pattern": "*", "action": "deny"}]});
-    let response = client
-        .post(format!("{base}/session"))
-        .json(&body)
-        .send()
-        .await
-        .map_err(|e| format!("could not reach the server at {base}: {e}"))?;
-    if !response.status().is_success() {
-        return Err(failure("creating a session", response).await);
+/// Waits until the event stream is open, so the turn's first events are not missed.
+async fn connected(rx: &mut Receiver<ClientEvent>, base: &str) -> Result<(), String> {
+    let first = tokio::time::timeout(CONNECT_LIMIT, rx.recv()).await;
+    match first {
+        Ok(Some(ClientEvent::Connected)) => Ok(()),
+        Ok(Some(ClientEvent::Disconnected { error, .. })) => Err(format!(
+            "could not open the event stream at {base}/event: {error}"
+        )),
+        Ok(_) => Err("the server closed the event stream".into()),
+        Err(_) => Err(format!(
+            "no events from {base} within {}s",
+            CONNECT_LIMIT.as_secs()
+        )),
     }
-    let session: Value = response.json().await.map_err(|e| e.to_string())?;
-    Ok(session["id"].as_str().unwrap_or_default().to_string())
+}
+
+/// A new session on the server, with questions denied: nobody can answer them here.
+async fn create_session(client: &HttpClient) -> Result<String, String> {
+    let body = SessionCreateBody {
+        permission: vec![PermissionRule {
+            permission: "question".into(),
+            pattern: "*".into(),
+            action: "deny".into(),
+        }],
+        ..SessionCreateBody::default()
+    };
+    let session = client
+        .create_session_with(&body)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(session.id)
 }
 
 enum Step {
@@ -174,8 +143,7 @@ enum Step {
 }
 
 async fn handle(
-    client: &reqwest::Client,
-    base: &str,
+    client: &HttpClient,
     args: &RunArgs,
     output: &mut Output,
     event: ServerEvent,
@@ -221,7 +189,11 @@ async fn handle(
             return Step::Failed;
         }
         ServerEvent::PermissionAsked(request) => {
-            let reply = if args.yes { "once" } else { "reject" };
+            let reply = if args.yes {
+                PermissionReply::Once
+            } else {
+                PermissionReply::Reject
+            };
             if !args.yes && args.format == Format::Default {
                 eprintln!(
                     "strata: {} on {} needs permission; refused (pass --yes to allow)",
@@ -229,11 +201,8 @@ async fn handle(
                     request.patterns.join(", ")
                 );
             }
-            let _ = client
-                .post(format!("{base}/permission/{}/reply", request.id))
-                .json(&json!({"reply": reply}))
-                .send()
-                .await;
+            // A reply that fails leaves the turn waiting; the server's own error says why.
+            let _ = client.reply_permission(&request.id, reply, None).await;
             if !args.yes {
                 return Step::Failed;
             }
@@ -245,19 +214,4 @@ async fn handle(
         _ => {}
     }
     Step::Go
-}
-
-/// Reads `data:` frames into events until the stream ends.
-async fn read_events(response: reqwest::Response, tx: mpsc::UnboundedSender<ServerEvent>) {
-    let mut stream = response.bytes_stream();
-    let mut parser = SseParser::new();
-    while let Some(Ok(chunk)) = stream.next().await {
-        for frame in parser.push(&chunk) {
-            if let Ok(Decoded::Known(envelope)) = Decoded::event(&frame.data)
-                && tx.send(envelope.event).is_err()
-            {
-                return;
-            }
-        }
-    }
 }

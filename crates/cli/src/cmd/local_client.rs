@@ -1,23 +1,18 @@
 //! The TUI's in-process transport: [`LocalClient`] implements the UI's `Client` over the
 //! server crate's [`Local`] handle, so `strata` with no command drives its own server core
-//! through typed calls and a channel of events, with no port and no password. Answers are read
-//! with the same readers as the HTTP transport's, so both give the UI the same values and the
-//! same typed events.
+//! through typed calls and a channel of events, with no port and no password. The core answers
+//! in the protocol's wire types, which are the UI's own, so its values and events are handed
+//! over as they are, with no JSON in between; the few steps both transports share (top-level
+//! sessions, message entries) are the TUI's readers.
 //!
 //! (The integration tests include this file as a module, so it names only other crates.)
 
 use async_trait::async_trait;
-use serde::Serialize;
-use serde_json::Value;
-use strata_protocol::wire::{
-    Decoded, ModelChoice, PermissionReply as WireReply, PermissionReplyBody, PromptBody,
-    PromptPart, SessionCreateBody,
-};
+use strata_protocol::wire::{PermissionReply, PermissionReplyBody, SessionCreateBody};
 use strata_server::core::CoreError;
 use strata_server::local::{Local, LocalEvent};
 use strata_tui::client::{Client, ClientError, ClientEvent, Prompt, Result, read};
-use strata_tui::event::from_wire;
-use strata_tui::model::{Bootstrap, PermissionReply, SessionInfo, Snapshot};
+use strata_tui::model::{Bootstrap, SessionInfo, Snapshot};
 use tokio::sync::mpsc;
 
 /// [`Client`] over a server core in this process.
@@ -35,11 +30,6 @@ impl LocalClient {
 fn failed(what: impl Into<String>) -> impl FnOnce(CoreError) -> ClientError {
     let what = what.into();
     move |e| ClientError::new(what, e.to_string())
-}
-
-/// A core value as the JSON its route would answer, for the shared readers.
-fn json(what: &str, v: &impl Serialize) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| ClientError::new(what, format!("encoding: {e}")))
 }
 
 #[async_trait]
@@ -60,7 +50,7 @@ impl Client for LocalClient {
     async fn sessions(&self) -> Result<Vec<SessionInfo>> {
         let what = "listing sessions";
         let all = self.local.sessions().await.map_err(failed(what))?;
-        read::top_sessions(what, json(what, &all)?)
+        Ok(read::top_sessions(all))
     }
 
     async fn create_session(&self, _agent: &str) -> Result<SessionInfo> {
@@ -70,12 +60,7 @@ impl Client for LocalClient {
             title: None,
             permission: Vec::new(),
         };
-        let info = self
-            .local
-            .create_session(body)
-            .await
-            .map_err(failed(what))?;
-        read::parse(what, json(what, &info)?)
+        self.local.create_session(body).await.map_err(failed(what))
     }
 
     async fn snapshot(&self, session_id: &str) -> Result<Snapshot> {
@@ -83,24 +68,12 @@ impl Client for LocalClient {
         let info = self.local.session(session_id).map_err(failed(&what))?;
         let list = self.local.messages(session_id).map_err(failed(&what))?;
         let todos = self.local.todos(session_id).ok();
-        let todos = todos.map(|t| json(&what, &t)).transpose()?;
-        read::snapshot(&what, json(&what, &info)?, &json(&what, &list)?, todos)
+        Ok(read::snapshot(info, read::entries(&list), todos))
     }
 
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {
-        let body = PromptBody {
-            parts: vec![PromptPart::Text { text: prompt.text }],
-            model: prompt.model.map(|m| ModelChoice {
-                provider_id: m.provider_id,
-                model_id: m.model_id,
-            }),
-            agent: Some(prompt.agent).filter(|a| !a.is_empty()),
-            variant: None,
-            message_id: None,
-            no_reply: None,
-        };
         self.local
-            .prompt(session_id, body)
+            .prompt(session_id, prompt.body())
             .await
             .map_err(failed(format!("prompting session {session_id}")))
     }
@@ -119,11 +92,7 @@ impl Client for LocalClient {
         message: Option<String>,
     ) -> Result<()> {
         let body = PermissionReplyBody {
-            reply: match reply {
-                PermissionReply::Once => WireReply::Once,
-                PermissionReply::Always => WireReply::Always,
-                PermissionReply::Reject => WireReply::Reject,
-            },
+            reply,
             message: message.filter(|m| !m.is_empty()),
         };
         self.local
@@ -175,9 +144,7 @@ impl Client for LocalClient {
                 let Some(item) = item else { return };
                 let event = match item {
                     LocalEvent::Connected => ClientEvent::Connected,
-                    LocalEvent::Frame(frame) => ClientEvent::Event(from_wire(Decoded::Known(
-                        Box::new(frame.envelope.clone()),
-                    ))),
+                    LocalEvent::Frame(frame) => ClientEvent::Event(frame.envelope.clone()),
                     LocalEvent::Dropped { attempt, error } => {
                         ClientEvent::Disconnected { attempt, error }
                     }

@@ -74,7 +74,7 @@ fn show(q: &QuestionInfo, index: usize, total: usize, err: &mut dyn Write) {
 }
 
 fn read_answer(q: &QuestionInfo, input: &mut dyn BufRead, err: &mut dyn Write) -> Option<Answer> {
-    let how = match (q.options.is_empty(), q.allows_many()) {
+    let how = match (q.options.is_empty(), q.is_multiple()) {
         (true, _) => "Type your answer",
         (false, false) => "Type a number, or your own answer",
         (false, true) => "Type one or more numbers (e.g. 1,3), or your own answer",
@@ -116,7 +116,7 @@ fn choose(q: &QuestionInfo, line: &str) -> Result<Answer, String> {
     if numbers.iter().any(|&n| n == 0 || n > count) {
         return Err(format!("Choose numbers between 1 and {count}."));
     }
-    if !q.allows_many() && numbers.len() > 1 {
+    if !q.is_multiple() && numbers.len() > 1 {
         return Err("This question takes one choice: type a single number.".to_string());
     }
     let mut labels: Answer = Vec::new();

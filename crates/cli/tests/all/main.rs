@@ -14,6 +14,7 @@ mod cli_tool_writes;
 mod cli_tools;
 mod common;
 mod e2e_agents;
+mod e2e_attach;
 mod e2e_cache;
 mod e2e_config;
 mod e2e_opencode;

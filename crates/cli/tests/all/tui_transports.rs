@@ -12,12 +12,13 @@ use std::time::Duration;
 use serde_json::json;
 use strata_graph::{Node, Tier};
 use strata_protocol::ToolState;
+use strata_protocol::event::SessionStatus;
 use strata_server::http::{AuthConfig, HttpOptions};
 use strata_server::{CoreOptions, Local, ServerCore};
 use strata_services::flags::RuntimeFlags;
 use strata_testkit::model_server::{ModelServer, Turn};
 use strata_tui::event::ServerEvent;
-use strata_tui::model::{Busy, ModelRef, PartKind, PermissionReply};
+use strata_tui::model::{ModelChoice, PartInfo, PartKind, PermissionReply};
 use strata_tui::{Client, ClientEvent, HttpClient, Prompt};
 use tokio::sync::mpsc::Receiver;
 
@@ -117,7 +118,7 @@ async fn until(
 }
 
 fn idle(sid: &str) -> impl Fn(&ServerEvent) -> bool + '_ {
-    move |e| matches!(e, ServerEvent::SessionStatus { session_id, status: Busy::Idle } if session_id == sid)
+    move |e| matches!(e, ServerEvent::SessionStatus { session_id, status: SessionStatus::Idle } if session_id == sid)
 }
 
 /// The stored events' kinds, in order, with ids and times left out and repeats of one kind
@@ -137,11 +138,11 @@ fn kinds(events: &[ClientEvent]) -> Vec<String> {
 
 fn kind(e: &ServerEvent) -> String {
     match e {
-        ServerEvent::PartUpdated(p) => match &p.kind {
-            PartKind::Tool(t) => format!("part tool {}", status(&t.state)),
+        ServerEvent::PartUpdated { part, .. } => match PartInfo::from_view(part).map(|p| p.kind) {
+            Some(PartKind::Tool(t)) => format!("part tool {}", status(&t.state)),
             other => format!("part {}", head(&format!("{other:?}"))),
         },
-        ServerEvent::MessageUpdated(m) => format!("message {}", m.role),
+        ServerEvent::MessageUpdated { info, .. } => format!("message {}", info.role.as_str()),
         ServerEvent::SessionStatus { status, .. } => format!("status {status:?}"),
         other => head(&format!("{other:?}")),
     }
@@ -179,7 +180,7 @@ fn bash_output(k: &PartKind) -> Option<&str> {
 /// What the UI does with a server, over `c`; returns the kinds of the first turn's events.
 async fn behaviours(c: &dyn Client, f: &Fixture) -> Vec<String> {
     let boot = c.bootstrap().await.unwrap();
-    let scripted = ModelRef {
+    let scripted = ModelChoice {
         provider_id: "openai".into(),
         model_id: "scripted-model".into(),
     };
@@ -219,7 +220,7 @@ async fn behaviours(c: &dyn Client, f: &Fixture) -> Vec<String> {
         .unwrap();
     first.extend(until(&mut rx, idle(&session.id)).await);
     // Stored events come numbered, in order, per session.
-    let seqs: Vec<u64> = first
+    let seqs: Vec<i64> = first
         .iter()
         .filter_map(|e| match e {
             ClientEvent::Event(env) if env.event.session_id() == Some(&session.id) => env.seq,

@@ -21,6 +21,9 @@ pub mod event;
 pub mod request;
 pub mod view;
 
+#[cfg(test)]
+mod lenient_tests;
+
 pub use credentials::ServerCredentials;
 pub use event::{Decoded, Envelope, GlobalEnvelope, ServerEvent};
 pub use request::{
@@ -28,4 +31,4 @@ pub use request::{
     PermissionRule, PromptBody, PromptPart, QuestionInfo, QuestionOption, QuestionReplyBody,
     QuestionRequest, SessionCreateBody, Todo, ToolRef,
 };
-pub use view::{MessageView, PartView, SessionInfo, SessionTime};
+pub use view::{MessageEntry, MessageView, PartView, SessionInfo, SessionTime};

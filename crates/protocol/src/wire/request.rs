@@ -14,7 +14,7 @@ pub struct ToolRef {
 }
 
 /// A pending permission request (`permission.asked`, `GET /permission`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PermissionRequest {
     /// `per_…`
     pub id: String,
@@ -52,7 +52,7 @@ pub struct PermissionReplyBody {
 }
 
 /// One choice of a question.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionOption {
     pub label: String,
     #[serde(default)]
@@ -60,7 +60,7 @@ pub struct QuestionOption {
 }
 
 /// One question put to the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionInfo {
     pub question: String,
     #[serde(default)]
@@ -76,14 +76,19 @@ pub struct QuestionInfo {
 }
 
 impl QuestionInfo {
-    /// Whether several options may be chosen (unset means one).
-    pub fn allows_many(&self) -> bool {
+    /// Whether several options may be chosen (no by default).
+    pub fn is_multiple(&self) -> bool {
         self.multiple.unwrap_or(false)
+    }
+
+    /// Whether a typed answer is allowed (yes by default).
+    pub fn allows_custom(&self) -> bool {
+        self.custom.unwrap_or(true)
     }
 }
 
 /// A pending question (`question.asked`, `GET /question`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct QuestionRequest {
     /// `que_…`
     pub id: String,
@@ -101,7 +106,7 @@ pub struct QuestionReplyBody {
 }
 
 /// One item of a session's todo list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Todo {
     pub content: String,
     /// `pending`, `in_progress`, `completed` or `cancelled`.
@@ -152,12 +157,19 @@ pub struct SessionCreateBody {
 }
 
 /// A model named by provider and model id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ModelChoice {
     #[serde(rename = "providerID")]
     pub provider_id: String,
     #[serde(rename = "modelID")]
     pub model_id: String,
+}
+
+impl ModelChoice {
+    /// `provider/model`, as typed on the command line.
+    pub fn label(&self) -> String {
+        format!("{}/{}", self.provider_id, self.model_id)
+    }
 }
 
 /// One part of a prompt. Only text is read today; other kinds are kept as sent.

@@ -12,7 +12,7 @@ use crate::store::{Part, Role};
 use super::request::PermissionRule;
 
 /// A session as `GET /session/:id` returns it and `session.*` events carry it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SessionInfo {
     pub id: String,
     #[serde(default)]
@@ -40,7 +40,9 @@ pub struct SessionInfo {
     pub extra: Map<String, Value>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct SessionTime {
     pub created: i64,
     pub updated: i64,
@@ -56,6 +58,13 @@ pub struct MessageView {
     pub role: Role,
     #[serde(flatten)]
     pub data: Map<String, Value>,
+}
+
+/// A message with its parts, as `GET /session/:id/message` lists them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MessageEntry {
+    pub info: MessageView,
+    pub parts: Vec<PartView>,
 }
 
 /// A part: `{id, sessionID, messageID, type, …data}`.

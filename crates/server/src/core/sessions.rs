@@ -6,19 +6,13 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use strata_agent::store::{Role, Session, StoreError};
-use strata_protocol::wire::{
-    MessageView, PartView, PermissionRule, SessionCreateBody, SessionInfo, Todo,
-};
+use strata_protocol::wire::{PartView, PermissionRule, SessionCreateBody, SessionInfo, Todo};
 
 use super::convert::{message_view, session_view};
 use super::{CoreError, ServerCore};
 
-/// A message with its parts, as `GET /session/:id/message` lists them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct MessageEntry {
-    pub info: MessageView,
-    pub parts: Vec<PartView>,
-}
+/// A message with its parts (the wire type, shared with the clients).
+pub use strata_protocol::wire::MessageEntry;
 
 /// `PATCH /session/:id`: what may change.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

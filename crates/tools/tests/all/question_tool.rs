@@ -121,7 +121,7 @@ async fn several_choices_free_text_and_an_unanswered_question() {
         .run(|t| async move {
             let (call, asked, _) = ask(&t, two_questions()).await;
             assert!(
-                asked.questions[0].allows_many(),
+                asked.questions[0].is_multiple(),
                 "multiple reaches the front-end"
             );
             t.get::<Question>()

@@ -2,7 +2,7 @@
 //! `/help` read; the pickers the commands open; the markdown export of a session.
 
 use super::{Action, App, Overlay, Picker, PickerKind};
-use crate::model::{ModelRef, PartKind, SessionInfo, tool_title};
+use crate::model::{ModelChoice, PartKind, SessionInfo, tool_title};
 use crate::state::SessionState;
 
 /// A slash command: its name (without the slash), its one-line help as `/help` lists it, and
@@ -131,7 +131,7 @@ fn model(app: &mut App, arg: &str) -> Vec<Action> {
         }));
     } else if chooser.models.iter().any(|m| m.label() == arg) || arg.contains('/') {
         let (p, m) = arg.split_once('/').unwrap_or(("", arg));
-        chooser.model = Some(ModelRef {
+        chooser.model = Some(ModelChoice {
             provider_id: p.into(),
             model_id: m.into(),
         });
@@ -262,7 +262,7 @@ mod tests {
         assert_eq!(app.agent(), "plan");
         app.command("model p/m");
         assert_eq!(
-            app.chooser.model.as_ref().map(ModelRef::label),
+            app.chooser.model.as_ref().map(ModelChoice::label),
             Some("p/m".into())
         );
         app.command("nope x");

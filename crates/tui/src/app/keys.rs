@@ -229,8 +229,8 @@ impl App {
             return vec![];
         };
         // Rows: the options, then the typed answer when allowed.
-        let rows = q.options.len() + usize::from(q.custom);
-        let on_custom = q.custom && ui.cursor == q.options.len();
+        let rows = q.options.len() + usize::from(q.allows_custom());
+        let on_custom = q.allows_custom() && ui.cursor == q.options.len();
         match key.code {
             KeyCode::Esc => {
                 self.state.questions.retain(|r| r.id != req.id);
@@ -238,7 +238,7 @@ impl App {
             }
             KeyCode::Up => ui.cursor = ui.cursor.saturating_sub(1),
             KeyCode::Down => ui.cursor = (ui.cursor + 1).min(rows.saturating_sub(1)),
-            KeyCode::Char(' ') if q.multiple && !on_custom => {
+            KeyCode::Char(' ') if q.is_multiple() && !on_custom => {
                 if let Some(c) = ui.checked.get_mut(ui.cursor) {
                     *c = !*c;
                 }
@@ -248,7 +248,7 @@ impl App {
                 ui.custom.pop();
             }
             KeyCode::Enter => {
-                let mut answer: Vec<String> = if q.multiple {
+                let mut answer: Vec<String> = if q.is_multiple() {
                     q.options
                         .iter()
                         .zip(&ui.checked)
@@ -264,7 +264,7 @@ impl App {
                         .into_iter()
                         .collect()
                 };
-                if !ui.custom.trim().is_empty() && (q.multiple || on_custom) {
+                if !ui.custom.trim().is_empty() && (q.is_multiple() || on_custom) {
                     answer.push(ui.custom.trim().to_string());
                 }
                 if answer.is_empty() {

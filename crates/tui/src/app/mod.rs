@@ -9,7 +9,7 @@ mod keys;
 mod ui;
 
 use crate::client::ClientEvent;
-use crate::model::{Bootstrap, ModelRef, PermissionReply, SessionInfo, Snapshot};
+use crate::model::{Bootstrap, ModelChoice, PermissionReply, SessionInfo, Snapshot};
 use crate::state::{Connection, Effect, State};
 
 pub use commands::{COMMANDS, Command, export_markdown};
@@ -28,7 +28,7 @@ pub enum Action {
         session_id: Option<String>,
         text: String,
         agent: String,
-        model: Option<ModelRef>,
+        model: Option<ModelChoice>,
     },
     Abort(String),
     ReplyPermission {
@@ -57,7 +57,8 @@ pub enum Action {
 /// What came back from a runtime action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    Snapshot(Snapshot),
+    /// Boxed: a snapshot is many times the size of the other replies.
+    Snapshot(Box<Snapshot>),
     Sessions(Vec<SessionInfo>),
     /// A request failed; the text says which and why.
     Failed(String),
@@ -142,7 +143,7 @@ impl App {
                 if self.state.session_id() != Some(s.session.id.as_str()) {
                     self.viewport.scroll = 0;
                 }
-                self.state.load(s);
+                self.state.load(*s);
             }
             Reply::Sessions(list) => {
                 self.state.sessions = list;

@@ -3,7 +3,7 @@
 //! arming, spinner). Plain values that [`App`](super::App)'s update code changes and the view
 //! reads.
 
-use crate::model::{ModelRef, QuestionRequest};
+use crate::model::{ModelChoice, QuestionRequest};
 
 /// A list to pick from (sessions, models, agents).
 #[derive(Debug, Clone, PartialEq)]
@@ -73,8 +73,8 @@ pub struct Chooser {
     pub agents: Vec<String>,
     /// Index into `agents`.
     pub agent: usize,
-    pub models: Vec<ModelRef>,
-    pub model: Option<ModelRef>,
+    pub models: Vec<ModelChoice>,
+    pub model: Option<ModelChoice>,
 }
 
 impl Chooser {
@@ -147,7 +147,7 @@ pub struct Status {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Question, QuestionOption};
+    use crate::model::{QuestionInfo, QuestionOption};
 
     fn request(id: &str, options: usize) -> QuestionRequest {
         let option = QuestionOption {
@@ -156,7 +156,7 @@ mod tests {
         };
         QuestionRequest {
             id: id.into(),
-            questions: vec![Question {
+            questions: vec![QuestionInfo {
                 options: vec![option; options],
                 ..Default::default()
             }],

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use strata_tui::client::Result;
 use strata_tui::event::decode;
 use strata_tui::model::{
-    AgentInfo, Bootstrap, MessageWithParts, ModelRef, PermissionReply, SessionInfo, Snapshot,
+    AgentInfo, Bootstrap, MessageWithParts, ModelChoice, PermissionReply, SessionInfo, Snapshot,
 };
 use strata_tui::run::{RunOptions, print_exit, run};
 use strata_tui::{Client, ClientEvent, Prompt};
@@ -198,7 +198,7 @@ impl Client for DemoClient {
             mode: "primary".into(),
             hidden: false,
         };
-        let model = ModelRef {
+        let model = ModelChoice {
             provider_id: "demo".into(),
             model_id: "scripted".into(),
         };

@@ -1,6 +1,8 @@
-//! The remote transport: the server's HTTP routes plus its SSE stream (`/global/event`), with
-//! Basic auth, the project directory header, and a stream that reconnects with capped
-//! exponential backoff and resumes from the last `id:` with `Last-Event-ID`.
+//! The remote transport: the server's HTTP routes plus its SSE streams, with Basic auth, the
+//! project directory, and streams that reconnect with capped exponential backoff and resume
+//! from the last `id:` with `Last-Event-ID`. Besides the [`Client`] interface it has what a
+//! one-shot run needs (`strata run --attach`): a session created with permission rules, a
+//! prompt that returns when its turn has ended, and one session's events.
 
 use std::time::Duration;
 
@@ -8,12 +10,14 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use futures::StreamExt;
 use reqwest::{Method, RequestBuilder, StatusCode};
+use serde::Serialize;
 use serde_json::{Value, json};
+use strata_protocol::wire::{SessionCreateBody, SessionInfo};
 use tokio::sync::mpsc;
 
 use super::{Client, ClientError, ClientEvent, Prompt, Result, read};
-use crate::event::decode;
-use crate::model::{Bootstrap, PermissionReply, SessionInfo, Snapshot};
+use crate::event::{Envelope, decode};
+use crate::model::{Bootstrap, PermissionReply, Snapshot};
 use read::parse;
 
 /// How to reach the server.
@@ -30,6 +34,8 @@ pub struct HttpOptions {
     /// The first reconnect delay; doubled per attempt up to `max_backoff`.
     pub backoff: Duration,
     pub max_backoff: Duration,
+    /// Added to a 401's message: how the user of this command gives the password.
+    pub unauthorized_hint: String,
 }
 
 impl HttpOptions {
@@ -41,6 +47,7 @@ impl HttpOptions {
             directory: None,
             backoff: Duration::from_secs(1),
             max_backoff: Duration::from_secs(30),
+            unauthorized_hint: " (set --password or STRATA_SERVER_PASSWORD)".into(),
         }
     }
 
@@ -111,7 +118,7 @@ impl HttpClient {
                 })
                 .unwrap_or_else(|| body.chars().take(200).collect());
             let hint = if status == StatusCode::UNAUTHORIZED {
-                " (set --password or STRATA_SERVER_PASSWORD)"
+                self.opts.unauthorized_hint.as_str()
             } else {
                 ""
             };
@@ -127,9 +134,54 @@ impl HttpClient {
         self.call(what, self.request(Method::GET, path)).await
     }
 
-    async fn post(&self, what: &str, path: &str, body: Value) -> Result<Value> {
-        self.call(what, self.request(Method::POST, path).json(&body))
+    async fn post(&self, what: &str, path: &str, body: &impl Serialize) -> Result<Value> {
+        self.call(what, self.request(Method::POST, path).json(body))
             .await
+    }
+
+    /// `POST /session` with `body`: a session with its own title or permission rules.
+    pub async fn create_session_with(&self, body: &SessionCreateBody) -> Result<SessionInfo> {
+        let what = "POST /session";
+        parse(what, self.post(what, "/session", body).await?)
+    }
+
+    /// `POST /session/:id/message`: sends `prompt` and returns once its turn has ended.
+    pub async fn prompt_and_wait(&self, session_id: &str, prompt: Prompt) -> Result<()> {
+        let path = format!("/session/{session_id}/message");
+        self.post(&format!("POST {path}"), &path, &prompt.body())
+            .await
+            .map(drop)
+    }
+
+    /// The project's stream (`/event`) with only `session_id`'s events; it reconnects like
+    /// [`Client::events`] and ends when the receiver is dropped.
+    pub fn session_events(&self, session_id: &str) -> mpsc::Receiver<ClientEvent> {
+        self.stream(Feed {
+            path: "/event",
+            session: Some(session_id.to_string()),
+        })
+    }
+
+    fn stream(&self, feed: Feed) -> mpsc::Receiver<ClientEvent> {
+        let (tx, rx) = mpsc::channel(1024);
+        tokio::spawn(stream_events(self.clone(), feed, tx));
+        rx
+    }
+}
+
+/// Which stream to read, and whose events to pass on.
+#[derive(Debug, Clone)]
+struct Feed {
+    path: &'static str,
+    /// Only this session's events; every event when `None`.
+    session: Option<String>,
+}
+
+impl Feed {
+    fn wants(&self, envelope: &Envelope) -> bool {
+        self.session
+            .as_deref()
+            .is_none_or(|id| envelope.event.session_id() == Some(id))
     }
 }
 
@@ -147,7 +199,8 @@ impl Client for HttpClient {
     }
 
     async fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        read::top_sessions("GET /session", self.get("GET /session", "/session").await?)
+        let all = parse("GET /session", self.get("GET /session", "/session").await?)?;
+        Ok(read::top_sessions(all))
     }
 
     async fn create_session(&self, agent: &str) -> Result<SessionInfo> {
@@ -158,7 +211,7 @@ impl Client for HttpClient {
         };
         parse(
             "POST /session",
-            self.post("POST /session", "/session", body).await?,
+            self.post("POST /session", "/session", &body).await?,
         )
     }
 
@@ -173,26 +226,23 @@ impl Client for HttpClient {
             .get("todo", &format!("/session/{session_id}/todo"))
             .await
             .ok();
-        read::snapshot(&what, info, &list, todos)
+        Ok(read::snapshot(
+            parse(&what, info)?,
+            read::messages(&list),
+            todos.map(read::todos),
+        ))
     }
 
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {
-        let mut body = json!({"parts": [{"type": "text", "text": prompt.text}]});
-        if !prompt.agent.is_empty() {
-            body["agent"] = json!(prompt.agent);
-        }
-        if let Some(m) = prompt.model {
-            body["model"] = json!({"providerID": m.provider_id, "modelID": m.model_id});
-        }
         let path = format!("/session/{session_id}/prompt_async");
-        self.post(&format!("POST {path}"), &path, body)
+        self.post(&format!("POST {path}"), &path, &prompt.body())
             .await
             .map(drop)
     }
 
     async fn abort(&self, session_id: &str) -> Result<()> {
         let path = format!("/session/{session_id}/abort");
-        self.post(&format!("POST {path}"), &path, json!({}))
+        self.post(&format!("POST {path}"), &path, &json!({}))
             .await
             .map(drop)
     }
@@ -203,26 +253,26 @@ impl Client for HttpClient {
         reply: PermissionReply,
         message: Option<String>,
     ) -> Result<()> {
-        let mut body = json!({"reply": reply.as_str()});
+        let mut body = json!({"reply": reply});
         if let Some(m) = message.filter(|m| !m.is_empty()) {
             body["message"] = json!(m);
         }
         let path = format!("/permission/{request_id}/reply");
-        self.post(&format!("POST {path}"), &path, body)
+        self.post(&format!("POST {path}"), &path, &body)
             .await
             .map(drop)
     }
 
     async fn reply_question(&self, request_id: &str, answers: Vec<Vec<String>>) -> Result<()> {
         let path = format!("/question/{request_id}/reply");
-        self.post(&format!("POST {path}"), &path, json!({"answers": answers}))
+        self.post(&format!("POST {path}"), &path, &json!({"answers": answers}))
             .await
             .map(drop)
     }
 
     async fn reject_question(&self, request_id: &str) -> Result<()> {
         let path = format!("/question/{request_id}/reject");
-        self.post(&format!("POST {path}"), &path, json!({}))
+        self.post(&format!("POST {path}"), &path, &json!({}))
             .await
             .map(drop)
     }
@@ -232,7 +282,7 @@ impl Client for HttpClient {
         self.post(
             &format!("POST {path}"),
             &path,
-            json!({"messageID": message_id}),
+            &json!({"messageID": message_id}),
         )
         .await
         .map(drop)
@@ -240,24 +290,25 @@ impl Client for HttpClient {
 
     async fn unrevert(&self, session_id: &str) -> Result<()> {
         let path = format!("/session/{session_id}/unrevert");
-        self.post(&format!("POST {path}"), &path, json!({}))
+        self.post(&format!("POST {path}"), &path, &json!({}))
             .await
             .map(drop)
     }
 
     fn events(&self) -> mpsc::Receiver<ClientEvent> {
-        let (tx, rx) = mpsc::channel(1024);
-        tokio::spawn(stream_events(self.clone(), tx));
-        rx
+        self.stream(Feed {
+            path: "/global/event",
+            session: None,
+        })
     }
 }
 
 /// Reads the stream until the receiver goes away, reconnecting after every drop.
-async fn stream_events(client: HttpClient, tx: mpsc::Sender<ClientEvent>) {
+async fn stream_events(client: HttpClient, feed: Feed, tx: mpsc::Sender<ClientEvent>) {
     let mut cursor: Option<String> = None;
     let mut attempt = 0u32;
     loop {
-        let error = match read_stream(&client, &tx, &mut cursor, &mut attempt).await {
+        let error = match read_stream(&client, &feed, &tx, &mut cursor, &mut attempt).await {
             Ok(()) => "the server closed the event stream".to_string(),
             Err(e) => e,
         };
@@ -275,19 +326,20 @@ async fn stream_events(client: HttpClient, tx: mpsc::Sender<ClientEvent>) {
 
 async fn read_stream(
     client: &HttpClient,
+    feed: &Feed,
     tx: &mpsc::Sender<ClientEvent>,
     cursor: &mut Option<String>,
     attempt: &mut u32,
 ) -> std::result::Result<(), String> {
     let mut req = client
-        .request(Method::GET, "/global/event")
+        .request(Method::GET, feed.path)
         .header(reqwest::header::ACCEPT, "text/event-stream");
     if let Some(id) = cursor.as_deref() {
         req = req.header("Last-Event-ID", id);
     }
     let resp = req.send().await.map_err(|e| e.to_string())?;
     if !resp.status().is_success() {
-        return Err(format!("GET /global/event answered {}", resp.status()));
+        return Err(format!("GET {} answered {}", feed.path, resp.status()));
     }
     *attempt = 0;
     tx.send(ClientEvent::Connected)
@@ -301,7 +353,7 @@ async fn read_stream(
             if frame.id.is_some() {
                 cursor.clone_from(&frame.id);
             }
-            if let Some(envelope) = decode(&frame.data) {
+            if let Some(envelope) = decode(&frame.data).filter(|e| feed.wants(e)) {
                 tx.send(ClientEvent::Event(envelope))
                     .await
                     .map_err(|_| "closed")?;

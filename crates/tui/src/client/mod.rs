@@ -8,10 +8,11 @@ mod http;
 pub mod read;
 
 use async_trait::async_trait;
+use strata_protocol::wire::{PromptBody, PromptPart};
 use tokio::sync::mpsc;
 
 use crate::event::Envelope;
-use crate::model::{Bootstrap, ModelRef, PermissionReply, SessionInfo, Snapshot};
+use crate::model::{Bootstrap, ModelChoice, PermissionReply, SessionInfo, Snapshot};
 
 pub use http::{HttpClient, HttpOptions};
 
@@ -33,7 +34,21 @@ pub enum ClientEvent {
 pub struct Prompt {
     pub text: String,
     pub agent: String,
-    pub model: Option<ModelRef>,
+    pub model: Option<ModelChoice>,
+}
+
+impl Prompt {
+    /// The body the server reads: one text part, and the agent and model when chosen.
+    pub fn body(self) -> PromptBody {
+        PromptBody {
+            parts: vec![PromptPart::Text { text: self.text }],
+            model: self.model,
+            agent: Some(self.agent).filter(|a| !a.is_empty()),
+            variant: None,
+            message_id: None,
+            no_reply: None,
+        }
+    }
 }
 
 /// A request that failed: what was asked and what went wrong.

@@ -7,8 +7,8 @@
 //! [`State::flush_gap`]), the session is re-fetched and the held events are applied on top of
 //! the snapshot.
 
-use crate::event::{Envelope, ServerEvent};
-use crate::model::{Busy, MessageInfo, MessageWithParts, SessionInfo, Snapshot};
+use crate::event::{Envelope, ServerEvent, seq};
+use crate::model::{Busy, MessageInfo, MessageWithParts, PartInfo, SessionInfo, Snapshot};
 use crate::state::{Connection, MessageView, SessionState, State};
 
 /// How many events may wait behind a missing one before the session is re-fetched.
@@ -24,7 +24,8 @@ pub enum Effect {
 impl State {
     /// Applies one event.
     pub fn apply(&mut self, envelope: Envelope) -> Vec<Effect> {
-        let Envelope { seq, event } = envelope;
+        let seq = seq(&envelope);
+        let event = envelope.event;
         let open = self.session_id().is_some() && event.session_id() == self.session_id();
         let (Some(seq), true) = (seq, open) else {
             self.apply_event(event);
@@ -136,32 +137,31 @@ impl State {
 
     fn apply_event(&mut self, event: ServerEvent) {
         match event {
-            ServerEvent::Connected => self.connection = Connection::Connected,
-            ServerEvent::Heartbeat | ServerEvent::Other(_) => {}
-            ServerEvent::Disposed => self.connection = Connection::Connecting,
-            ServerEvent::SessionUpdated(info) => self.session_updated(info),
-            ServerEvent::SessionDeleted(id) => {
-                self.sessions.retain(|s| s.id != id);
-                if self.session_id() == Some(id.as_str()) {
+            ServerEvent::ServerConnected {} => self.connection = Connection::Connected,
+            ServerEvent::InstanceDisposed { .. } => self.connection = Connection::Connecting,
+            ServerEvent::SessionCreated { info, .. } | ServerEvent::SessionUpdated { info, .. } => {
+                self.session_updated(info)
+            }
+            ServerEvent::SessionDeleted { session_id, .. } => {
+                self.sessions.retain(|s| s.id != session_id);
+                if self.session_id() == Some(session_id.as_str()) {
                     self.session = None;
                 }
             }
             ServerEvent::SessionStatus { session_id, status } => {
-                if status == Busy::Idle {
-                    self.statuses.remove(&session_id);
-                } else {
-                    self.statuses.insert(session_id, status);
-                }
+                self.status(session_id, status.into())
             }
-            ServerEvent::SessionError {
-                session_id,
-                message,
-            } => {
+            ServerEvent::SessionIdle { session_id } => self.status(session_id, Busy::Idle),
+            ServerEvent::SessionError { session_id, error } => {
                 if session_id.is_none() || session_id.as_deref() == self.session_id() {
-                    self.error = Some(message);
+                    self.error = Some(error.text().to_string());
                 }
             }
-            ServerEvent::MessageUpdated(info) => self.message_updated(info),
+            ServerEvent::MessageUpdated { info, .. } => {
+                if let Some(info) = MessageInfo::from_view(&info) {
+                    self.message_updated(info)
+                }
+            }
             ServerEvent::MessageRemoved {
                 session_id,
                 message_id,
@@ -171,18 +171,29 @@ impl State {
                     s.reindex();
                 }
             }
-            event @ (ServerEvent::PartUpdated(_)
-            | ServerEvent::PartDelta { .. }
-            | ServerEvent::PartRemoved { .. }) => self.part_event(event),
-            event @ (ServerEvent::PermissionAsked(_)
-            | ServerEvent::PermissionReplied { .. }
-            | ServerEvent::QuestionAsked(_)
-            | ServerEvent::QuestionDone { .. }) => self.ask_event(event),
             ServerEvent::TodoUpdated { session_id, todos } => {
                 if let Some(s) = self.open(&session_id) {
                     s.todos = todos;
                 }
             }
+            ServerEvent::ServerHeartbeat {} | ServerEvent::SessionDiff { .. } => {}
+            event @ (ServerEvent::PartUpdated { .. }
+            | ServerEvent::PartDelta { .. }
+            | ServerEvent::PartRemoved { .. }) => self.part_event(event),
+            event @ (ServerEvent::PermissionAsked(_)
+            | ServerEvent::PermissionReplied { .. }
+            | ServerEvent::QuestionAsked(_)
+            | ServerEvent::QuestionReplied { .. }
+            | ServerEvent::QuestionRejected { .. }) => self.ask_event(event),
+        }
+    }
+
+    /// A session's status: idle ones are not kept.
+    fn status(&mut self, session_id: String, status: Busy) {
+        if status == Busy::Idle {
+            self.statuses.remove(&session_id);
+        } else {
+            self.statuses.insert(session_id, status);
         }
     }
 
@@ -221,9 +232,12 @@ impl State {
 
     /// A part was stored whole, grew by a delta, or was removed.
     fn part_event(&mut self, event: ServerEvent) {
-        let version = self.tick();
         match event {
-            ServerEvent::PartUpdated(part) => {
+            ServerEvent::PartUpdated { part, .. } => {
+                let Some(part) = PartInfo::from_view(&part) else {
+                    return;
+                };
+                let version = self.tick();
                 let Some(m) = self.message_mut(&part.session_id, &part.message_id, version) else {
                     return;
                 };
@@ -239,6 +253,7 @@ impl State {
                 field,
                 delta,
             } => {
+                let version = self.tick();
                 if let Some(m) = self.message_mut(&session_id, &message_id, version)
                     && let Some(p) = m.parts.iter_mut().find(|p| p.id == part_id)
                 {
@@ -250,6 +265,7 @@ impl State {
                 message_id,
                 part_id,
             } => {
+                let version = self.tick();
                 if let Some(m) = self.message_mut(&session_id, &message_id, version) {
                     m.parts.retain(|p| p.id != part_id);
                 }
@@ -272,7 +288,8 @@ impl State {
                 self.questions.retain(|q| q.id != req.id);
                 self.questions.push(req);
             }
-            ServerEvent::QuestionDone { request_id, .. } => {
+            ServerEvent::QuestionReplied { request_id, .. }
+            | ServerEvent::QuestionRejected { request_id, .. } => {
                 self.questions.retain(|q| q.id != request_id)
             }
             _ => {}

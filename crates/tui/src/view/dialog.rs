@@ -111,7 +111,7 @@ pub(super) fn question(req: &QuestionRequest, ui: &QuestionUi, width: usize) -> 
     ));
     out.push(Line::default());
     for (i, o) in q.options.iter().enumerate() {
-        let mark = match (q.multiple, ui.checked.get(i).copied().unwrap_or(false)) {
+        let mark = match (q.is_multiple(), ui.checked.get(i).copied().unwrap_or(false)) {
             (true, true) => "[x]",
             (true, false) => "[ ]",
             (false, _) if i == ui.cursor => "(•)",
@@ -132,7 +132,7 @@ pub(super) fn question(req: &QuestionRequest, ui: &QuestionUi, width: usize) -> 
         }
         out.extend(wrap(Line::from(spans), width, &[Span::raw("      ")]));
     }
-    if q.custom {
+    if q.allows_custom() {
         let here = ui.cursor == q.options.len();
         let pointer = if here { "▸ " } else { "  " };
         let text = if ui.custom.is_empty() && !here {
@@ -145,7 +145,7 @@ pub(super) fn question(req: &QuestionRequest, ui: &QuestionUi, width: usize) -> 
             text,
         ]));
     }
-    let hint = if q.multiple {
+    let hint = if q.is_multiple() {
         "  ↑/↓ move · space check · enter confirm · esc dismiss"
     } else {
         "  ↑/↓ move · enter choose · esc dismiss"

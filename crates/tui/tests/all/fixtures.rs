@@ -3,7 +3,9 @@
 
 use serde_json::{Value, json};
 use strata_tui::event::decode;
-use strata_tui::model::{AgentInfo, Bootstrap, MessageWithParts, ModelRef, SessionInfo, Snapshot};
+use strata_tui::model::{
+    AgentInfo, Bootstrap, MessageWithParts, ModelChoice, SessionInfo, Snapshot,
+};
 use strata_tui::{App, Envelope};
 
 pub(crate) const SID: &str = "ses_1";
@@ -116,16 +118,16 @@ pub(crate) fn boot() -> Bootstrap {
             agent("explore", "subagent"),
         ],
         models: vec![
-            ModelRef {
+            ModelChoice {
                 provider_id: "mock".into(),
                 model_id: "mock".into(),
             },
-            ModelRef {
+            ModelChoice {
                 provider_id: "mock".into(),
                 model_id: "big".into(),
             },
         ],
-        model: Some(ModelRef {
+        model: Some(ModelChoice {
             provider_id: "mock".into(),
             model_id: "mock".into(),
         }),

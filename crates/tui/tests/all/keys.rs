@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 use strata_tui::app::{Overlay, QuestionUi};
-use strata_tui::model::{ModelRef, PermissionReply};
+use strata_tui::model::{ModelChoice, PermissionReply};
 use strata_tui::{Action, App, ClientEvent};
 
 use crate::fixtures::*;
@@ -37,7 +37,7 @@ fn enter_sends_and_shift_or_alt_enter_break_the_line() {
             session_id: Some(SID.into()),
             text: "one\ntwo\nthree".into(),
             agent: "build".into(),
-            model: Some(ModelRef {
+            model: Some(ModelChoice {
                 provider_id: "mock".into(),
                 model_id: "mock".into()
             }),
