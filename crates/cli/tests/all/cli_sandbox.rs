@@ -28,7 +28,15 @@ fn enforced(p: &Project) -> bool {
     true
 }
 
+/// `strata tool bash` with `--yes`, so the outside-directory ask of a command that names a
+/// path outside the project is answered and the sandbox is what stops it.
 fn bash(p: &Project, command: &str, env: &[(&str, &str)]) -> Run {
+    let call = json!({"command": command, "description": "sandbox test"}).to_string();
+    p.strata_env(&["tool", "bash", &call, "--yes"], env)
+}
+
+/// `strata tool bash` without `--yes`: an ask that is not allowed fails the call.
+fn bash_unattended(p: &Project, command: &str, env: &[(&str, &str)]) -> Run {
     let call = json!({"command": command, "description": "sandbox test"}).to_string();
     p.strata_env(&["tool", "bash", &call], env)
 }
@@ -177,7 +185,7 @@ fn an_ask_rule_for_bash_is_auto_allowed_inside_but_a_deny_still_denies() {
         "strata.json",
         r#"{"permission": {"bash": {"*": "ask", "rm *": "deny"}}}"#,
     );
-    let ran = bash(&p, "touch ran.txt", &[]);
+    let ran = bash_unattended(&p, "touch ran.txt", &[]);
     ran.expect_code(0);
     assert!(p.dir.join("ran.txt").exists(), "auto-allowed: {ran:#?}");
     let denied = bash(&p, "rm ran.txt", &[]);
@@ -187,7 +195,7 @@ fn an_ask_rule_for_bash_is_auto_allowed_inside_but_a_deny_still_denies() {
         "the deny rule held: {denied:#?}"
     );
     // With the sandbox off the same ask needs an answer again.
-    let asked = bash(&p, "touch again.txt", &[OFF]);
+    let asked = bash_unattended(&p, "touch again.txt", &[OFF]);
     asked.expect_code(1);
     assert!(asked.stderr.contains("--yes"), "{}", asked.stderr);
     assert!(!p.dir.join("again.txt").exists());
@@ -300,36 +308,32 @@ fn required_sandbox_without_kernel_support_stops_the_run_before_it_starts() {
 #[test]
 fn a_run_reports_the_effective_mode_once_and_bash_runs_inside() {
     let p = Project::new();
+    // The option wins over the config.
+    p.file("strata.json", r#"{"sandbox": {"mode": "off"}}"#);
+    let (_keep, out) = outside();
+    let target = out.join("made.txt");
+    let command = json!({"command": format!("echo inside > {}", target.display())}).to_string();
     let server = ModelServer::start(vec![
-        Turn::TextAndToolCalls(
-            String::new(),
-            vec![call(
-                "c1",
-                "bash",
-                r#"{"command":"echo inside > made.txt"}"#,
-            )],
-        ),
+        Turn::TextAndToolCalls(String::new(), vec![call("c1", "bash", &command)]),
         Turn::text("done"),
     ]);
-    let out = run(&p, &server, &["--sandbox", "read-only", "make a file"]);
-    out.expect_code(0);
-    let lines: Vec<&str> = out
+    let args = ["--yes", "--sandbox", "workspace-write", "make a file"];
+    let run = run(&p, &server, &args);
+    run.expect_code(0);
+    let lines: Vec<&str> = run
         .stderr
         .lines()
         .filter(|l| l.contains("sandbox:"))
         .collect();
-    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
     if lines[0].contains("off (warning") {
         println!("skipped: {}", lines[0]);
         return;
     }
+    let line = lines[0];
     assert!(
-        lines[0].starts_with("strata: sandbox: read-only (Landlock ABI"),
-        "{}",
-        lines[0]
+        line.starts_with("strata: sandbox: workspace-write (Landlock ABI"),
+        "{line}"
     );
-    assert!(
-        !p.dir.join("made.txt").exists(),
-        "read-only held the project"
-    );
+    assert!(!target.exists(), "the model's command was held");
 }

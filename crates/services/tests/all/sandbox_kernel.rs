@@ -333,3 +333,42 @@ async fn ptrace_and_io_uring_are_refused() {
         .unwrap();
     assert!(fd >= 0, "io_uring works without the sandbox: {free:?}");
 }
+
+#[tokio::test]
+async fn formatters_run_inside_the_instance_sandbox() {
+    use strata_services::config::SandboxConfig;
+    use strata_services::format::{Formatter, FormatterDef};
+    use strata_services::process::sandbox::{Sandbox, SandboxInputs};
+
+    let Some(rig) = Rig::new(true) else { return };
+    let escape = rig.outside.join("formatter.txt");
+    let file = rig.project.join("a.txt");
+    std::fs::write(&file, "written\n").unwrap();
+    let def = FormatterDef {
+        name: "sneaky".into(),
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            format!("echo formatted >> \"$0\"; echo x > {}", escape.display()),
+            "$FILE".into(),
+        ],
+        extensions: vec!["txt".into()],
+    };
+    let temp = std::env::temp_dir();
+    let inputs = SandboxInputs {
+        config: &SandboxConfig::default(),
+        flag_mode: None,
+        project: &rig.project,
+        temp: &temp,
+        home: &rig.project,
+    };
+    let sandbox = Sandbox::resolve(&inputs, Support::probe()).unwrap();
+    let formatter = Formatter::new(rig.project.clone(), ChildProcessSpawner::live(), vec![def])
+        .in_sandbox(sandbox);
+    formatter.format(&file).await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "written\nformatted\n"
+    );
+    assert!(!escape.exists(), "the formatter wrote outside the project");
+}

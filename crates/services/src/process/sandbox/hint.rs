@@ -37,10 +37,10 @@ const SOCKET_PATHS: &[&str] = &["/dev/tcp/", "/dev/udp/"];
 /// the sandbox. `roots` are the writable roots; `network` whether IP sockets are allowed.
 pub fn blocked_hint(output: &str, roots: &[PathBuf], network: bool) -> Option<String> {
     for line in output.lines() {
-        if !REFUSED.iter().any(|r| line.contains(r)) {
+        let Some(at) = REFUSED.iter().filter_map(|r| line.find(r)).min() else {
             continue;
-        }
-        if let Some(path) = paths_in(line).find(|p| !is_writable(p, roots)) {
+        };
+        if let Some(path) = refused_path(&line[..at]).filter(|p| !is_writable(p, roots)) {
             return Some(format!(
                 "sandbox: writing {} was refused because it is outside the sandbox's writable \
                  paths; add it to `sandbox.writable` in strata.json (or run with `--sandbox \
@@ -52,7 +52,7 @@ pub fn blocked_hint(output: &str, roots: &[PathBuf], network: bool) -> Option<St
     if !network {
         let refused_socket = output.lines().any(|l| {
             NETWORK.iter().any(|n| l.contains(n))
-                || (l.contains("Operation not permitted") && paths_in(l).next().is_none())
+                || (l.contains("Operation not permitted") && refused_path(l).is_none())
         });
         if refused_socket {
             return Some(
@@ -65,12 +65,22 @@ pub fn blocked_hint(output: &str, roots: &[PathBuf], network: bool) -> Option<St
     None
 }
 
-/// The absolute paths quoted or written in `line`, without surrounding quotes or colons.
-fn paths_in(line: &str) -> impl Iterator<Item = PathBuf> + '_ {
-    line.split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '‘' | '’'))
+/// The path an error message says was refused: the last absolute path before the error text,
+/// leaving out the program name that starts such lines (`/bin/bash: line 1: …`) and bash's
+/// socket pseudo-paths.
+fn refused_path(before: &str) -> Option<PathBuf> {
+    let mut words = before
+        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | '‘' | '’'))
+        .filter(|w| !w.is_empty())
+        .peekable();
+    if words.peek().is_some_and(|w| w.ends_with(':')) {
+        words.next();
+    }
+    words
         .map(|w| w.trim_end_matches([':', ',', ';', ')']))
-        .filter(|w| w.starts_with('/') && w.len() > 1)
-        .filter(|w| !SOCKET_PATHS.iter().any(|s| w.starts_with(s)))
+        .rfind(|w| {
+            w.starts_with('/') && w.len() > 1 && !SOCKET_PATHS.iter().any(|s| w.starts_with(s))
+        })
         .map(|w| Path::new(w).to_path_buf())
 }
 
@@ -93,17 +103,22 @@ mod tests {
             "touch: cannot touch '/home/u/.bashrc': Permission denied",
             "mkdir: cannot create directory ‘/opt/new’: Read-only file system",
             "ln: failed to create hard link '/srv/l' => 'a': Operation not permitted",
+            "/bin/bash: line 1: /etc/x: Permission denied",
+            "mv: cannot move 'a' to '/srv/b': Permission denied",
         ] {
             let hint = blocked_hint(out, &roots(), true).unwrap_or_else(|| panic!("{out}"));
             assert!(hint.contains("sandbox.writable"), "{hint}");
             assert!(hint.starts_with("sandbox: writing /"), "{hint}");
         }
         let hint = blocked_hint(
-            "cp: cannot create regular file '/etc/x': Permission denied",
+            "/bin/bash: line 1: /etc/x: Permission denied",
             &roots(),
             true,
         );
-        assert!(hint.unwrap().contains("/etc/x "));
+        assert!(
+            hint.unwrap().contains("writing /etc/x was"),
+            "the path, not the shell"
+        );
     }
 
     #[test]
@@ -127,6 +142,7 @@ mod tests {
             "PermissionError: [Errno 1] Operation not permitted",
             "curl: (6) Could not resolve host: example.test",
             "bash: /dev/tcp/127.0.0.1/8080: Operation not permitted",
+            "/bin/bash: socket: Operation not permitted",
         ] {
             let hint = blocked_hint(out, &roots(), false).unwrap_or_else(|| panic!("{out}"));
             assert!(hint.contains("sandbox.network"), "{hint}");
