@@ -30,6 +30,9 @@ type State = Option<(Vec<u8>, u32)>;
 pub struct Snapshot {
     root: PathBuf,
     files: BTreeMap<PathBuf, State>,
+    /// Whether the project had a `.git` before the command: a repository the command itself
+    /// creates (`git init`) is left alone, since no hook of it existed to be run.
+    had_git: bool,
 }
 
 impl Snapshot {
@@ -43,6 +46,7 @@ impl Snapshot {
         Snapshot {
             root: root.to_path_buf(),
             files,
+            had_git: root.join(".git").exists(),
         }
     }
 
@@ -54,6 +58,9 @@ impl Snapshot {
         let paths: std::collections::BTreeSet<&PathBuf> =
             self.files.keys().chain(now.files.keys()).collect();
         for rel in paths {
+            if !self.had_git && rel.starts_with(".git") {
+                continue;
+            }
             let before = self.files.get(rel).cloned().flatten();
             let after = now.files.get(rel).cloned().flatten();
             if before == after {
@@ -184,6 +191,19 @@ mod tests {
             note.contains(".git/hooks/pre-commit") && note.contains("undone"),
             "{note}"
         );
+    }
+
+    #[test]
+    fn a_repository_the_command_creates_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let snap = Snapshot::take(root);
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        std::fs::write(root.join(".git/hooks/pre-commit.sample"), "#!/bin/sh\n").unwrap();
+        std::fs::write(root.join("AGENTS.md"), "new").unwrap();
+        assert_eq!(snap.restore(), [PathBuf::from("AGENTS.md")]);
+        assert!(root.join(".git/config").exists() && !root.join("AGENTS.md").exists());
     }
 
     #[test]
