@@ -14,5 +14,6 @@ mod local;
 mod permissions;
 mod provider_keys;
 mod routes;
+mod session_sandbox;
 mod shell;
 mod undo;
