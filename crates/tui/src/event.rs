@@ -148,6 +148,11 @@ fn session(info: &wire::SessionInfo) -> SessionInfo {
             created: info.time.created,
             updated: info.time.updated,
         },
+        sandbox: info
+            .extra
+            .get("sandbox")
+            .and_then(|v| v.as_str())
+            .map(String::from),
     }
 }
 

@@ -19,6 +19,10 @@ pub struct SessionInfo {
     pub directory: String,
     #[serde(default)]
     pub time: SessionTime,
+    /// The sandbox the session's commands run in (`workspace-write`, `read-only`, `off`),
+    /// when the server says.
+    #[serde(default)]
+    pub sandbox: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
