@@ -20,6 +20,10 @@ pub(crate) struct Cli {
     /// The session the UI opens (no command only).
     #[arg(long)]
     pub session: Option<String>,
+    /// Sandbox for the commands the model runs: workspace-write, read-only or off (default:
+    /// the config's `sandbox.mode`, else workspace-write).
+    #[arg(long, value_name = "MODE", value_parser = crate::cmd::SANDBOX_MODES)]
+    pub sandbox: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -97,6 +101,10 @@ pub(crate) struct RunArgs {
     /// Run on a `strata serve` at this URL instead of in this process.
     #[arg(long)]
     pub attach: Option<String>,
+    /// Sandbox for the commands the model runs: workspace-write, read-only or off (default:
+    /// the config's `sandbox.mode`, else workspace-write).
+    #[arg(long, value_name = "MODE", value_parser = crate::cmd::SANDBOX_MODES)]
+    pub sandbox: Option<String>,
     /// The message.
     #[arg(required = true)]
     pub message: Vec<String>,
@@ -241,6 +249,16 @@ pub(crate) enum DebugCommand {
         /// Leave out the node with this key, to see what would then be missing.
         #[arg(long, value_name = "KEY")]
         without: Vec<String>,
+    },
+    /// The sandbox: the kernel's Landlock ABI and the rights enforced, seccomp, the effective
+    /// mode and the writable paths for this project.
+    Sandbox {
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long, value_name = "MODE", value_parser = crate::cmd::SANDBOX_MODES)]
+        sandbox: Option<String>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
     },
     /// The merged config (secrets hidden) and the file each setting came from.
     Config {

@@ -29,6 +29,8 @@ pub struct RuntimeFlags {
     pub websearch_url: Option<String>,
     /// `EXA_API_KEY`: the web search key when the config gives none.
     pub exa_api_key: Option<String>,
+    /// `STRATA_SANDBOX` (or `--sandbox`): the sandbox mode, winning over the config.
+    pub sandbox_mode: Option<String>,
 }
 
 /// A switch from the environment that a tool can be shown behind.
@@ -96,6 +98,7 @@ impl RuntimeFlags {
                 .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true")),
             websearch_url: var("STRATA_WEBSEARCH_URL").map(|v| v.trim().to_string()),
             exa_api_key: var("EXA_API_KEY").map(|v| v.trim().to_string()),
+            sandbox_mode: var("STRATA_SANDBOX").map(|v| v.trim().to_string()),
         }
     }
 
@@ -115,6 +118,7 @@ impl RuntimeFlags {
             experimental_code_mode: false,
             websearch_url: None,
             exa_api_key: None,
+            sandbox_mode: None,
         }
     }
 

@@ -18,6 +18,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 
 use crate::config::Config;
 use crate::instance::InstanceInfo;
+use crate::process::sandbox::Sandbox;
 use crate::process::{ChildProcessSpawner, CommandSpec};
 
 /// How long one formatter may run.
@@ -79,6 +80,9 @@ pub struct Formatter {
     project: PathBuf,
     spawner: ChildProcessSpawner,
     defs: Vec<FormatterDef>,
+    /// Formatters are commands from the config run on files the model wrote: inside the
+    /// instance's sandbox.
+    sandbox: Sandbox,
 }
 
 impl strata_graph::Service for Formatter {
@@ -91,18 +95,31 @@ impl Formatter {
             project,
             spawner,
             defs,
+            sandbox: Sandbox::off(),
         }
+    }
+
+    /// Runs the formatters inside `sandbox`.
+    pub fn in_sandbox(mut self, sandbox: Sandbox) -> Self {
+        self.sandbox = sandbox;
+        self
     }
 
     /// The instance-tier node: the formatters of config `formatter`.
     pub fn node() -> Node {
         Node::new(
             Tier::Instance,
-            |(info, config, spawner): (InstanceInfo, Config, ChildProcessSpawner),
+            |(info, config, spawner, sandbox): (
+                InstanceInfo,
+                Config,
+                ChildProcessSpawner,
+                Sandbox,
+            ),
              _scope: Scope| async move {
                 let defs = parse(config.data().raw.get("formatter"))
                     .map_err(|e| format!("{e} (in the config's `formatter` key)"))?;
-                Ok::<_, BoxError>(Formatter::new(info.directory.clone(), spawner, defs))
+                let formatter = Formatter::new(info.directory.clone(), spawner, defs);
+                Ok::<_, BoxError>(formatter.in_sandbox(sandbox))
             },
         )
     }
@@ -129,6 +146,7 @@ impl Formatter {
                 continue;
             };
             let spec = CommandSpec::new(program).args(args).cwd(&self.project);
+            let spec = self.sandbox.command(spec, "formatter");
             match self.spawner.run(spec, FORMAT_TIMEOUT).await {
                 Ok(out) if out.success() => changed = true,
                 Ok(out) => tracing::warn!(

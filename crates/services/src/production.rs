@@ -17,6 +17,7 @@ use crate::lsp::Lsp;
 use crate::mcp::Mcp;
 use crate::permission::Permission;
 use crate::process::ChildProcessSpawner;
+use crate::process::sandbox::Sandbox;
 use crate::question::Question;
 use crate::skills::Skills;
 use crate::snapshot::Snapshots;
@@ -52,6 +53,7 @@ pub fn production() -> Graph {
         // Instance tier: one per project directory.
         .with(InstanceInfo::node())
         .with(Config::node())
+        .with(Sandbox::node())
         .with(Permission::node())
         .with(Question::node())
         .with(FileTime::node())
@@ -124,6 +126,7 @@ mod tests {
                         metadata: serde_json::json!({}),
                         tool: None,
                         ruleset: vec![],
+                        sandbox_auto_allow: false,
                     },
                     tokio_util::sync::CancellationToken::new(),
                 )

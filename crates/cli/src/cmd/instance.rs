@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use strata_graph::{Consumer, Graph};
+use strata_graph::{Consumer, Graph, Node, Tier};
 use strata_registry::{Instance, Runtime};
+use strata_services::flags::RuntimeFlags;
 
 /// The project directory: `--dir`, else the current directory.
 pub(super) fn project_dir(dir: Option<PathBuf>) -> Result<PathBuf, String> {
@@ -39,4 +40,18 @@ pub(super) async fn open_with(
 pub(super) async fn close(runtime: Runtime, instance: Instance) {
     instance.dispose().await;
     runtime.shutdown().await;
+}
+
+/// `graph` with `--sandbox MODE` applied: the environment's flags with the mode set, so it
+/// wins over the config. Unchanged without the option.
+pub(super) fn with_sandbox(mut graph: Graph, mode: Option<&str>) -> Graph {
+    if let Some(mode) = mode {
+        let mut flags = RuntimeFlags::from_env();
+        flags.sandbox_mode = Some(mode.to_string());
+        if let Err(e) = graph.replace::<RuntimeFlags>(Node::value(Tier::Global, flags)) {
+            // Every production graph has the flags node; say so if one ever does not.
+            eprintln!("strata: warning: --sandbox was not applied: {e}");
+        }
+    }
+    graph
 }

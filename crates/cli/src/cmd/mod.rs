@@ -24,9 +24,12 @@ pub(crate) mod tui;
 
 use crate::args::{Cli, Command, DebugCommand};
 
+/// The values `--sandbox` takes.
+pub(crate) const SANDBOX_MODES: [&str; 3] = ["workspace-write", "read-only", "off"];
+
 pub(crate) async fn dispatch(cli: Cli) -> u8 {
     let Some(command) = cli.command else {
-        return tui::local(cli.dir, cli.session).await;
+        return tui::local(cli.dir, cli.session, cli.sandbox).await;
     };
     match command {
         Command::Attach(args) => tui::attach(args).await,
@@ -46,6 +49,14 @@ pub(crate) async fn dispatch(cli: Cli) -> u8 {
         Command::Debug {
             command: DebugCommand::Graph { dir, without },
         } => debug::graph(dir, without).await,
+        Command::Debug {
+            command:
+                DebugCommand::Sandbox {
+                    dir,
+                    sandbox,
+                    format,
+                },
+        } => debug::sandbox(dir, sandbox, format).await,
         Command::Debug {
             command: DebugCommand::Config { dir, format },
         } => config::config(dir, format),

@@ -19,6 +19,8 @@ use strata_registry::{AgentInfo, Instance, Runtime};
 use strata_services::question::Question;
 use tokio_util::sync::CancellationToken;
 
+use strata_services::process::sandbox::Sandbox;
+
 use super::instance::project_dir;
 use crate::args::{Format, RunArgs};
 use crate::render::prompt::AskMode;
@@ -42,14 +44,14 @@ pub(super) async fn run(args: RunArgs) -> u8 {
             return 2;
         }
     };
-    let runtime =
-        match Runtime::start_for(strata_agent::production(), &super::consumers::all()).await {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("strata: {e}");
-                return 1;
-            }
-        };
+    let graph = super::instance::with_sandbox(strata_agent::production(), args.sandbox.as_deref());
+    let runtime = match Runtime::start_for(graph, &super::consumers::all()).await {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("strata: {e}");
+            return 1;
+        }
+    };
     let code = match runtime.instance(&dir).await {
         Ok(instance) => {
             super::mcp::warn_failed(&instance);
@@ -109,6 +111,8 @@ struct Prepared {
 fn prepare(instance: &Instance, args: &RunArgs) -> Result<Prepared, Stop> {
     let services = LoopServices::from_context(instance.context()).map_err(Stop::missing_service)?;
     super::config::print_warnings(&services.config);
+    let sandbox = instance.get::<Sandbox>().map_err(Stop::missing_service)?;
+    eprintln!("strata: {}", sandbox.status_line());
     super::agents::warn_broken(&services.agents);
     let agent =
         super::agents::choose(&services.agents, args.agent.as_deref()).map_err(Stop::usage)?;

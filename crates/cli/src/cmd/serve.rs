@@ -27,6 +27,9 @@ pub(crate) struct ServeArgs {
     /// Listen on a non-loopback address without a password anyway.
     #[arg(long = "i-know-it-is-public")]
     pub public: bool,
+    /// Sandbox for the commands the model runs: workspace-write, read-only or off.
+    #[arg(long, value_name = "MODE", value_parser = super::SANDBOX_MODES)]
+    pub sandbox: Option<String>,
 }
 
 pub(crate) async fn serve(args: ServeArgs) -> u8 {
@@ -48,7 +51,9 @@ pub(crate) async fn serve(args: ServeArgs) -> u8 {
             return 2;
         }
     };
-    let core = match ServerCore::start(CoreOptions::new(dir)).await {
+    let mut options = CoreOptions::new(dir);
+    options.graph = super::instance::with_sandbox(options.graph, args.sandbox.as_deref());
+    let core = match ServerCore::start(options).await {
         Ok(c) => c,
         Err(e) => {
             eprintln!("strata: {e}");

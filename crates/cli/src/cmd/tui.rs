@@ -50,7 +50,11 @@ pub(crate) async fn attach(args: AttachArgs) -> u8 {
 /// driven in-process: no port is opened and no password is needed. When the UI ends, the core
 /// shuts down (running turns are cancelled, their processes killed). `STRATA_TUI_TRACE=FILE`
 /// appends one line per frame to FILE (draw time, key-to-frame time), for `bench/tui.sh`.
-pub(crate) async fn local(dir: Option<PathBuf>, session: Option<String>) -> u8 {
+pub(crate) async fn local(
+    dir: Option<PathBuf>,
+    session: Option<String>,
+    sandbox: Option<String>,
+) -> u8 {
     let dir = match project_dir(dir) {
         Ok(d) => d,
         Err(e) => {
@@ -58,7 +62,9 @@ pub(crate) async fn local(dir: Option<PathBuf>, session: Option<String>) -> u8 {
             return 2;
         }
     };
-    let core = match ServerCore::start(CoreOptions::new(dir.clone())).await {
+    let mut options = CoreOptions::new(dir.clone());
+    options.graph = super::instance::with_sandbox(options.graph, sandbox.as_deref());
+    let core = match ServerCore::start(options).await {
         Ok(c) => c,
         Err(e) => {
             eprintln!("strata: {e}");

@@ -25,7 +25,10 @@ fn mcp_python() -> Option<PathBuf> {
 fn project() -> Project {
     let p = Project::new();
     p.file("notes.txt", "one\nthe needle is here\n");
-    p.file("strata.json", r#"{"permission": {"bash": "ask"}}"#);
+    p.file(
+        "strata.json",
+        r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}"#,
+    );
     p
 }
 

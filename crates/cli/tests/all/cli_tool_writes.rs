@@ -134,7 +134,10 @@ fn bash_reports_a_failing_status_without_failing_the_call() {
 #[test]
 fn an_ask_rule_in_the_project_config_needs_yes() {
     let p = Project::new();
-    p.file("strata.json", r#"{"permission": {"bash": "ask"}}"#);
+    p.file(
+        "strata.json",
+        r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}"#,
+    );
     let call = args(json!({"command": "touch ran.txt"}));
     let run = p.strata(&["tool", "bash", &call]);
     run.expect_code(1);

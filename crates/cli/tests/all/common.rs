@@ -152,6 +152,8 @@ impl Project {
             "EXA_API_KEY",
             "OPENCODE_CONFIG",
             "OPENCODE_CONFIG_CONTENT",
+            "STRATA_SANDBOX",
+            "STRATA_SANDBOX_SIMULATE_UNSUPPORTED",
         ] {
             cmd.env_remove(var);
         }

@@ -41,6 +41,8 @@ pub(crate) fn environment(cmd: &mut Command, p: &Project, server: &ModelServer) 
         "EXA_API_KEY",
         "OPENCODE_CONFIG",
         "OPENCODE_CONFIG_CONTENT",
+        "STRATA_SANDBOX",
+        "STRATA_SANDBOX_SIMULATE_UNSUPPORTED",
     ] {
         cmd.env_remove(var);
     }

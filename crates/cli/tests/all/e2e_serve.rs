@@ -72,7 +72,10 @@ async fn a_tool_turn_streams_over_sse_and_a_dropped_stream_resumes_without_loss(
 #[tokio::test(flavor = "multi_thread")]
 async fn a_permission_is_answered_over_http() {
     let p = Project::new();
-    p.file("strata.json", r#"{"permission": {"bash": "ask"}}"#);
+    p.file(
+        "strata.json",
+        r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}"#,
+    );
     let model = ModelServer::start(vec![
         Turn::tool_call(
             "call_1",

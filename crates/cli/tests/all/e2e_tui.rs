@@ -124,7 +124,7 @@ fn session_members(sid: i32) -> Vec<i32> {
 }
 
 fn config(dir: &Path) {
-    let config = serde_json::json!({"model": MODEL, "permission": {"bash": "ask"}});
+    let config = serde_json::json!({"model": MODEL, "permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}});
     std::fs::write(dir.join("strata.json"), config.to_string()).unwrap();
 }
 

@@ -8,6 +8,7 @@ mod cli_auth_models;
 mod cli_basics;
 mod cli_mcp;
 mod cli_mcp_serve;
+mod cli_sandbox;
 mod cli_startup;
 mod cli_tool;
 mod cli_tool_writes;

@@ -72,6 +72,7 @@ async fn fixture() -> Fixture {
         "model": "openai/scripted-model",
         "provider": {"openai": {"baseURL": model.url()}},
         "permission": {"bash": "ask"},
+        "sandbox": {"auto_allow": false},
     });
     std::fs::write(dir.join("strata.json"), project.to_string()).unwrap();
     let mut flags = RuntimeFlags::for_dirs(&data, &config);

@@ -153,7 +153,7 @@ async fn http_calls_read_and_grep_and_bad_arguments_are_is_error() {
 
 #[tokio::test]
 async fn an_open_ask_is_refused_with_how_to_allow_it_unless_yes() {
-    let t = project(json!({"permission": {"bash": "ask"}})).await;
+    let t = project(json!({"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}})).await;
     let client = over_pipe(&t, ServeOptions::default()).await;
     let r = call(
         &client,

@@ -40,6 +40,14 @@ pub struct SessionInfo {
     pub extra: Map<String, Value>,
 }
 
+impl SessionInfo {
+    /// The sandbox the session's commands run in (`workspace-write`, `read-only`, `off`), when
+    /// the server says (Strata's server adds it; opencode's does not).
+    pub fn sandbox(&self) -> Option<&str> {
+        self.extra.get("sandbox").and_then(Value::as_str)
+    }
+}
+
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]

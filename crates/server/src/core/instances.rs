@@ -83,6 +83,12 @@ impl Instances {
         Ok(entry)
     }
 
+    /// The instance already built for the canonical directory `dir`, without waiting: `None`
+    /// when there is none yet or another request holds the map while it builds one.
+    pub(crate) fn built(&self, dir: &Path) -> Option<Arc<InstanceEntry>> {
+        self.map.try_lock().ok()?.get(dir).cloned()
+    }
+
     /// Every instance built so far.
     pub(crate) async fn all(&self) -> Vec<Arc<InstanceEntry>> {
         self.map.lock().await.values().cloned().collect()

@@ -8,7 +8,10 @@ use serde_json::Value;
 use strata_agent::store::{Role, Session, StoreError};
 use strata_protocol::wire::{PartView, PermissionRule, SessionCreateBody, SessionInfo, Todo};
 
+use strata_services::process::sandbox::Sandbox;
+
 use super::convert::{message_view, session_view};
+use super::instances::InstanceEntry;
 use super::{CoreError, ServerCore};
 
 /// A message with its parts (the wire type, shared with the clients).
@@ -21,6 +24,16 @@ pub struct SessionUpdate {
     pub title: Option<String>,
     #[serde(default)]
     pub permission: Option<Vec<PermissionRule>>,
+}
+
+/// Adds `sandbox`: the effective sandbox mode of the project's instance (`workspace-write`,
+/// `read-only` or `off`), when that instance is built.
+fn add_sandbox(info: &mut SessionInfo, entry: Option<&InstanceEntry>) {
+    let mode = entry.and_then(|e| e.instance.get::<Sandbox>().ok());
+    if let Some(sandbox) = mode {
+        info.extra
+            .insert("sandbox".into(), Value::from(sandbox.mode().as_str()));
+    }
 }
 
 fn not_found(e: StoreError, what: &'static str, id: &str) -> CoreError {
@@ -44,6 +57,8 @@ impl ServerCore {
         if let Some(revert) = self.store().revert_of(id)? {
             info.extra.insert("revert".into(), revert.to_json());
         }
+        let entry = self.inner.instances.built(&row.directory);
+        add_sandbox(&mut info, entry.as_deref());
         Ok(info)
     }
 
@@ -77,17 +92,28 @@ impl ServerCore {
         let rows = self
             .store()
             .list_sessions(Some(Path::new(&entry.directory)))?;
-        Ok(rows.iter().map(|s| session_view(self.store(), s)).collect())
+        let view = |s: &Session| {
+            let mut info = session_view(self.store(), s);
+            add_sandbox(&mut info, Some(&entry));
+            info
+        };
+        Ok(rows.iter().map(view).collect())
     }
 
     /// The sessions whose parent is `id`.
     pub fn children(&self, id: &str) -> Result<Vec<SessionInfo>, CoreError> {
         let parent = self.session_row(id)?;
         let rows = self.store().list_sessions(Some(&parent.directory))?;
+        let entry = self.inner.instances.built(&parent.directory);
+        let view = |s: &Session| {
+            let mut info = session_view(self.store(), s);
+            add_sandbox(&mut info, entry.as_deref());
+            info
+        };
         Ok(rows
             .iter()
             .filter(|s| s.parent_id.as_deref() == Some(id))
-            .map(|s| session_view(self.store(), s))
+            .map(view)
             .collect())
     }
 

@@ -208,6 +208,8 @@ impl Server {
         );
         s.add_filter(r#""projectID": "[0-9a-f]+""#, "\"projectID\": \"[P]\"");
         s.add_filter(r#""slug": "[0-9A-Za-z]+""#, "\"slug\": \"[S]\"");
+        // Depends on the kernel; `session_sandbox.rs` checks the value itself.
+        s.add_filter(r#""sandbox": "[a-z-]+""#, "\"sandbox\": \"[MODE]\"");
         s
     }
 

@@ -75,7 +75,7 @@ async fn calls_answer_what_the_routes_answer_and_a_turn_asks_through_it() {
         ),
         Turn::text("All done here."),
     ])
-    .config(json!({"permission": {"bash": "ask"}}))
+    .config(json!({"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}))
     .start()
     .await;
     let local = Local::new(s.core.clone(), s.dir.clone());

@@ -15,5 +15,6 @@ mod local;
 mod permissions;
 mod provider_keys;
 mod routes;
+mod session_sandbox;
 mod shell;
 mod undo;

@@ -20,7 +20,7 @@ fn bash(call: &str, command: &str) -> Turn {
 /// A server whose bash asks, with one session, its event stream open and `prompt` sent.
 async fn prompted(turns: Vec<Turn>, prompt: &str) -> (Server, String, Sse) {
     let s = server(turns)
-        .config(json!({"permission": {"bash": "ask"}}))
+        .config(json!({"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}))
         .start()
         .await;
     let id = s.session().await;

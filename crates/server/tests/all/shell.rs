@@ -85,7 +85,7 @@ async fn a_command_runs_as_the_users_bash_call_and_the_next_prompt_sees_it() {
 #[tokio::test]
 async fn a_command_asks_permission_and_a_second_one_meanwhile_is_refused() {
     let s = server(vec![])
-        .config(json!({"permission": {"bash": "ask"}}))
+        .config(json!({"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}))
         .start()
         .await;
     let id = s.session().await;

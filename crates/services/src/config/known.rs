@@ -40,7 +40,7 @@ const OPENCODE: [&str; 32] = [
 ];
 
 /// Strata's own keys that opencode does not have (see `parse.rs` and the readers of `raw`).
-const STRATA: [&str; 7] = [
+const STRATA: [&str; 8] = [
     "shell",
     "tool_output",
     "mcp_trust",
@@ -48,6 +48,7 @@ const STRATA: [&str; 7] = [
     "skills",
     "limits",
     "subagent_depth",
+    "sandbox",
 ];
 
 /// Whether `key` is a top-level key Strata or opencode knows.

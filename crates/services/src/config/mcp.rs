@@ -27,6 +27,8 @@ pub struct McpServer {
     /// Limit for one tool call.
     pub call_timeout: Duration,
     pub transport: McpTransport,
+    /// `mcp.<name>.sandbox`: a local server runs inside the instance's sandbox (opt-in).
+    pub sandbox: bool,
 }
 
 /// How to reach a server.
@@ -97,6 +99,7 @@ fn server(name: &str, value: &Value) -> Result<McpServer, FieldError> {
         call_timeout: millis(obj, "call_timeout", &at("call_timeout"))?
             .unwrap_or(DEFAULT_CALL_TIMEOUT),
         transport,
+        sandbox: boolean(obj, "sandbox", &at("sandbox"))?.unwrap_or(false),
     })
 }
 
@@ -165,7 +168,7 @@ mod tests {
     fn local_and_remote_servers_in_order() {
         let s = parse(json!({"mcp": {
             "b": {"type": "local", "command": ["srv", "--stdio"], "environment": {"K": "{env:K}"},
-                  "cwd": "sub", "timeout": 500, "call_timeout": 900},
+                  "cwd": "sub", "timeout": 500, "call_timeout": 900, "sandbox": true},
             "a": {"type": "remote", "url": "http://127.0.0.1:1/mcp", "headers": {"X": "y"},
                   "enabled": false},
         }}))
@@ -181,6 +184,7 @@ mod tests {
                 cwd: Some("sub".into()),
             }
         );
+        assert!(s[0].sandbox && !s[1].sandbox, "sandboxing is opt-in");
         assert!(!s[1].enabled);
         assert_eq!(s[1].timeout, DEFAULT_CONNECT_TIMEOUT);
         assert!(
@@ -194,6 +198,8 @@ mod tests {
         assert_eq!(e(json!({"mcp": []})), "mcp");
         assert_eq!(e(json!({"mcp": {"x": 1}})), "mcp.x");
         assert_eq!(e(json!({"mcp": {"x": {"type": "sse"}}})), "mcp.x.type");
+        let bad = json!({"mcp": {"x": {"type": "local", "command": ["a"], "sandbox": "yes"}}});
+        assert_eq!(e(bad), "mcp.x.sandbox");
         assert_eq!(e(json!({"mcp": {"x": {"command": ["a"]}}})), "mcp.x.type");
         assert_eq!(e(json!({"mcp": {"x": {"type": "local"}}})), "mcp.x.command");
         assert_eq!(

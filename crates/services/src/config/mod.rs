@@ -32,6 +32,7 @@ mod parse;
 mod provenance;
 mod providers;
 mod redact;
+pub mod sandbox;
 mod subst;
 pub mod websearch;
 
@@ -48,6 +49,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 
 use crate::flags::RuntimeFlags;
 use crate::instance::InstanceInfo;
+pub use sandbox::{SandboxConfig, SandboxMode};
 pub use websearch::{SearchBackend, WebsearchConfig};
 
 /// The name of a config file, in the user config dir and the project.
@@ -115,6 +117,8 @@ pub struct ConfigData {
     /// The `websearch` section: the search endpoint, its key, whether the tool is shown.
     pub websearch: WebsearchConfig,
     pub skills: SkillsConfig,
+    /// The `sandbox` section: how the commands the model runs are held.
+    pub sandbox: SandboxConfig,
     /// `instructions`: more instruction files for the system prompt, paths or globs as written
     /// (relative to the instance directory, `~/` for home; the Instructions service resolves).
     pub instructions: Vec<String>,
@@ -139,6 +143,7 @@ impl Default for ConfigData {
             mcp_trust: Vec::new(),
             websearch: WebsearchConfig::default(),
             skills: SkillsConfig::default(),
+            sandbox: SandboxConfig::default(),
             instructions: Vec::new(),
             raw: Value::Object(Map::new()),
         }

@@ -127,6 +127,7 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
         skills: SkillsConfig {
             paths: skill_paths(root)?,
         },
+        sandbox: super::sandbox::section(root)?,
         instructions: instructions(root)?,
         raw: value.clone(),
     })

@@ -17,6 +17,7 @@ use tokio::sync::{Mutex, mpsc};
 use super::stdio::{self, Diagnostics};
 use crate::config::{McpServer, McpTransport};
 use crate::http::HttpClient;
+use crate::process::sandbox::Sandbox;
 use crate::process::{Child, ChildProcessSpawner, CommandSpec};
 
 /// Time a stopping server gets after its stdin closes before its group is killed.
@@ -31,6 +32,8 @@ pub struct ConnectEnv {
     pub project: PathBuf,
     /// Receives the name of a server that announced `notifications/tools/list_changed`.
     pub changed: mpsc::UnboundedSender<String>,
+    /// The instance's sandbox, for local servers that opt in (`mcp.<name>.sandbox`).
+    pub sandbox: Sandbox,
 }
 
 /// The client side of one connection: answers the server and passes list changes on.
@@ -110,7 +113,10 @@ pub(super) async fn connect(
             environment,
             cwd,
         } => {
-            let spec = local_spec(command, environment, cwd.as_deref(), &env.project)?;
+            let mut spec = local_spec(command, environment, cwd.as_deref(), &env.project)?;
+            if server.sandbox {
+                spec = env.sandbox.command(spec, &format!("mcp-{}", server.name));
+            }
             let mut child = env.spawner.spawn(spec).await.map_err(|e| e.to_string())?;
             let stdin = child.stdin().ok_or("its stdin could not be opened")?;
             let (stdout, diag, pump) = stdio::split(child.output());

@@ -26,6 +26,7 @@ use crate::config::{Config, McpServer};
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
 use crate::process::ChildProcessSpawner;
+use crate::process::sandbox::Sandbox;
 
 pub use call::{McpError, McpOutput};
 pub use connect::ConnectEnv;
@@ -101,11 +102,12 @@ impl Mcp {
     pub fn node() -> Node {
         Node::new(
             Tier::Instance,
-            |(info, config, spawner, http): (
+            |(info, config, spawner, http, sandbox): (
                 InstanceInfo,
                 Config,
                 ChildProcessSpawner,
                 HttpClient,
+                Sandbox,
             ),
              scope: Scope| async move {
                 let (changed, rx) = mpsc::unbounded_channel();
@@ -114,6 +116,7 @@ impl Mcp {
                     http,
                     project: info.directory.clone(),
                     changed,
+                    sandbox,
                 };
                 let mcp =
                     Mcp::start(&config.data().mcp, config.data().mcp_trust.clone(), &env).await;

@@ -23,6 +23,9 @@ pub struct AskRequest {
     pub tool: Option<ToolRef>,
     /// The effective rules for this call: agent rules followed by session rules.
     pub ruleset: Ruleset,
+    /// The call runs inside an enforced sandbox with `sandbox.auto_allow` on: what would be
+    /// asked is allowed (a deny still denies).
+    pub sandbox_auto_allow: bool,
 }
 
 /// A request waiting for a reply, as front-ends see it.

@@ -26,7 +26,7 @@ pub use defaults::{
 pub use error::PermissionError;
 pub use events::{AskRequest, PermissionEvent, Reply, Request, ToolRef};
 pub use rules::{
-    Action, Rule, RuleConfigError, Ruleset, evaluate, expand_home, from_config, merge,
+    Action, Rule, RuleConfigError, Ruleset, decide, evaluate, expand_home, from_config, merge,
 };
 pub use service::{EVENT_CAPACITY, Permission};
 pub use wildcard::{to_regex, wildcard_match};

@@ -36,6 +36,18 @@ impl Action {
     }
 }
 
+/// The decision for one pattern of a call, in this order: a `deny` rule denies; then (a
+/// later issue) a PreToolUse hook's decision; then, for a call the sandbox holds,
+/// `sandbox.auto_allow` turns an `ask` into an allow; what is left is asked.
+pub fn decide(rule: Action, sandbox_auto_allow: bool) -> Action {
+    match rule {
+        Action::Deny => Action::Deny,
+        Action::Allow => Action::Allow,
+        Action::Ask if sandbox_auto_allow => Action::Allow,
+        Action::Ask => Action::Ask,
+    }
+}
+
 /// One rule: for calls whose permission name matches `permission` and whose pattern matches
 /// `pattern` (both wildcards), take `action`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -12,7 +12,7 @@ use crate::pending::{self, Awaited, PendingRequests};
 
 use super::error::PermissionError;
 use super::events::{AskRequest, PermissionEvent, Reply, Request};
-use super::rules::{Action, Rule, Ruleset, evaluate};
+use super::rules::{Action, Rule, Ruleset, decide, evaluate};
 use super::wildcard::wildcard_match;
 
 /// How many events a slow subscriber may fall behind before it starts missing them.
@@ -192,7 +192,8 @@ impl Permission {
 fn needs_reply(req: &AskRequest, approvals: &[Rule]) -> Result<bool, PermissionError> {
     let mut ask = false;
     for pattern in &req.patterns {
-        match evaluate(&req.permission, pattern, &[&req.ruleset]).action {
+        let rule = evaluate(&req.permission, pattern, &[&req.ruleset]).action;
+        match decide(rule, req.sandbox_auto_allow) {
             Action::Deny => {
                 return Err(PermissionError::Denied {
                     permission: req.permission.clone(),

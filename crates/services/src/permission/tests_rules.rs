@@ -361,3 +361,12 @@ fn hidden_with_owned_names() {
         vec!["webfetch"]
     );
 }
+
+#[test]
+fn decide_puts_deny_before_auto_allow_before_ask() {
+    use super::decide;
+    assert_eq!(decide(Action::Deny, true), Action::Deny);
+    assert_eq!(decide(Action::Ask, true), Action::Allow);
+    assert_eq!(decide(Action::Ask, false), Action::Ask);
+    assert_eq!(decide(Action::Allow, false), Action::Allow);
+}

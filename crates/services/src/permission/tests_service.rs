@@ -31,6 +31,7 @@ fn req(session: &str, permission: &str, patterns: &[&str], always: &[&str]) -> A
             call_id: "call_1".into(),
         }),
         ruleset: rules(&[("*", "*", Ask)]),
+        sandbox_auto_allow: false,
     }
 }
 
@@ -466,4 +467,34 @@ async fn instances_are_isolated() {
     b.reply(&rb.id, Reply::Once).unwrap();
     done(hb).await.unwrap();
     assert!(b.approvals().is_empty());
+}
+
+#[tokio::test]
+async fn sandbox_auto_allow_turns_an_ask_into_an_allow() {
+    let p = Permission::new();
+    let mut r = req("s1", "bash", &["rm -rf build"], &["rm *"]);
+    r.sandbox_auto_allow = true;
+    // Resolves without a reply: no request is left pending for a front-end.
+    done(spawn_ask(&p, r)).await.unwrap();
+    assert!(p.pending().is_empty());
+}
+
+#[tokio::test]
+async fn sandbox_auto_allow_never_overrides_a_deny() {
+    let p = Permission::new();
+    let mut r = req("s1", "bash", &["rm -rf /"], &["rm *"]);
+    r.ruleset = rules(&[("*", "*", Ask), ("bash", "rm *", Deny)]);
+    r.sandbox_auto_allow = true;
+    let err = p.ask(r, CancellationToken::new()).await.unwrap_err();
+    assert!(matches!(err, PermissionError::Denied { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn without_auto_allow_the_same_ask_waits_for_a_reply() {
+    let p = Permission::new();
+    let mut rx = p.subscribe();
+    let ask = spawn_ask(&p, req("s1", "bash", &["rm -rf build"], &["rm *"]));
+    let pending = asked(&mut rx).await;
+    p.reply(&pending.id, Reply::Once).unwrap();
+    done(ask).await.unwrap();
 }

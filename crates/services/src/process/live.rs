@@ -48,6 +48,13 @@ impl SpawnApi for LiveSpawner {
         if let Some(dir) = &cwd {
             cmd.current_dir(dir);
         }
+        if let Some(policy) = spec.get_sandbox() {
+            for name in policy.scrubbed_env() {
+                cmd.env_remove(name);
+            }
+            policy.install(&mut cmd);
+        }
+        // After the scrub, so a variable the caller sets on purpose is kept.
         for (key, value) in spec.get_env() {
             cmd.env(key, value);
         }

@@ -10,6 +10,7 @@ mod error;
 mod group;
 mod identity;
 mod live;
+pub mod sandbox;
 mod spec;
 
 #[cfg(test)]

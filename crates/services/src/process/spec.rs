@@ -4,6 +4,8 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::sandbox::SandboxPolicy;
+
 /// Time between SIGTERM and SIGKILL when a child is stopped (spec §7.2).
 pub const DEFAULT_KILL_GRACE: Duration = Duration::from_secs(3);
 
@@ -20,6 +22,7 @@ pub struct CommandSpec {
     env: Vec<(OsString, OsString)>,
     kill_grace: Duration,
     stdin: bool,
+    sandbox: Option<SandboxPolicy>,
 }
 
 impl CommandSpec {
@@ -32,6 +35,7 @@ impl CommandSpec {
             env: Vec::new(),
             kill_grace: DEFAULT_KILL_GRACE,
             stdin: false,
+            sandbox: None,
         }
     }
 
@@ -78,6 +82,16 @@ impl CommandSpec {
     pub fn stdin_piped(mut self) -> Self {
         self.stdin = true;
         self
+    }
+
+    /// Runs the child inside `policy` (applied between fork and exec; Strata stays free).
+    pub fn sandbox(mut self, policy: SandboxPolicy) -> Self {
+        self.sandbox = Some(policy);
+        self
+    }
+
+    pub fn get_sandbox(&self) -> Option<&SandboxPolicy> {
+        self.sandbox.as_ref()
     }
 
     pub fn has_stdin(&self) -> bool {

@@ -7,5 +7,6 @@ mod config_load;
 mod config_opencode;
 mod http_client;
 mod lsp_clangd;
+mod sandbox_kernel;
 mod snapshot;
 mod truncate_service;

@@ -257,3 +257,47 @@ async fn server_everything_from_npm_echoes() {
         })
         .await;
 }
+
+#[tokio::test]
+async fn a_local_server_that_opts_in_runs_inside_the_sandbox() {
+    use strata_services::process::sandbox::Support;
+    let support = Support::probe();
+    if !support.enforceable() {
+        println!("skipped: {}", support.missing_reason());
+        return;
+    }
+    let outside = tempfile::Builder::new()
+        .prefix("mcp-outside-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let outside = std::fs::canonicalize(outside.path()).unwrap();
+    // The server first tries a write outside the project, then starts as usual.
+    let wrapped = |file: &str, sandbox: bool| {
+        let target = outside.join(file);
+        let script = format!("echo x > {} ; exec {FIXTURE}", target.display());
+        json!({"type": "local", "command": ["sh", "-c", script], "timeout": 10_000,
+               "sandbox": sandbox})
+    };
+    TestInstance::builder()
+        .config(json!({"mcp": {"boxed": wrapped("boxed.txt", true), "free": wrapped("free.txt", false)}}))
+        .run(|t| async move {
+            for server in ["boxed", "free"] {
+                assert!(
+                    status(&t, server) == ServerStatus::Connected,
+                    "{server}: {:?}",
+                    status(&t, server)
+                );
+            }
+            let out = t.call("boxed_echo", json!({"message": "hi"})).await.unwrap();
+            assert_eq!(out.output, "Echo: hi", "the sandboxed server still serves");
+        })
+        .await;
+    assert!(
+        !outside.join("boxed.txt").exists(),
+        "the opted-in server was held"
+    );
+    assert!(
+        outside.join("free.txt").exists(),
+        "other servers run as before"
+    );
+}

@@ -12,6 +12,7 @@ use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::fs::{FileKind, FsUtil, to_slash};
 use strata_services::instance::InstanceInfo;
+use strata_services::process::sandbox::{Sandbox, restored_note};
 use strata_services::process::{ChildProcessSpawner, CommandSpec, Outcome, ProcessError};
 use strata_services::truncate::{Limits, Truncate};
 use tokio::time::Instant;
@@ -62,6 +63,8 @@ pub struct Bash {
     shell: Shell,
     default_timeout_ms: u64,
     scratch_dir: PathBuf,
+    /// The instance's sandbox; commands run inside it when it is enforced.
+    sandbox: Sandbox,
 }
 
 impl Bash {
@@ -87,10 +90,12 @@ impl Tool for Bash {
         Truncate,
         Config,
         RuntimeFlags,
+        Sandbox,
     );
 
-    fn init((info, fs, spawner, truncate, config, flags): Self::Deps) -> Self {
+    fn init((info, fs, spawner, truncate, config, flags, sandbox): Self::Deps) -> Self {
         Bash {
+            sandbox,
             shell: Shell::detect(config.shell.as_deref(), &|p| fs.is_executable(p)),
             default_timeout_ms: flags.bash_default_timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
             scratch_dir: flags.temp_dir.join("strata"),
@@ -153,6 +158,8 @@ impl Tool for Bash {
         }
 
         let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&cwd);
+        let spec = self.sandbox.command(spec, &cx.session_id);
+        let protected = self.sandbox.protect();
         let mut capture = Capture::new(self.truncate.clone(), self.limits);
         let outcome = run(
             &self.spawner,
@@ -173,7 +180,12 @@ impl Tool for Bash {
             Outcome::Cancelled => Ending::Aborted,
         };
         let captured = capture.finish();
-        let output = model_output(&captured, ending);
+        let mut output = model_output(&captured, ending);
+        let restored = protected.map(|snap| snap.restore()).unwrap_or_default();
+        for note in sandbox_notes(&self.sandbox, &captured.tail, ending, &restored) {
+            output.push_str("\n\n");
+            output.push_str(&note);
+        }
         let Captured {
             cut,
             saved,
@@ -226,13 +238,35 @@ impl Bash {
         }
         if !scan.patterns.is_empty() {
             cx.ask(
+                // Only the command ask: the sandbox holds writes, not reads, so reading
+                // outside the project still asks.
                 Ask::new(Self::PERMISSION, scan.patterns, scan.always)
-                    .metadata(json!({ "command": command })),
+                    .metadata(json!({ "command": command }))
+                    .sandboxed(self.sandbox.auto_allow()),
             )
             .await?;
         }
         Ok(())
     }
+}
+
+/// The sandbox's lines for the model: protected files put back, and for a failed command,
+/// what the sandbox refused and the setting that would allow it.
+fn sandbox_notes(
+    sandbox: &Sandbox,
+    output: &str,
+    ending: Ending,
+    restored: &[PathBuf],
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(note) = restored_note(restored) {
+        notes.push(note);
+    }
+    let failed = !matches!(ending, Ending::Exited(Some(0)));
+    if failed && let Some(hint) = sandbox.hint(output) {
+        notes.push(hint);
+    }
+    notes
 }
 
 fn missing_workdir(cwd: &Path) -> ToolError {

@@ -25,6 +25,9 @@ pub struct Ask {
     pub patterns: Vec<String>,
     pub always: Vec<String>,
     pub metadata: Value,
+    /// The call runs in an enforced sandbox whose `auto_allow` is on (see
+    /// [`strata_services::permission::decide`]).
+    pub sandbox_auto_allow: bool,
 }
 
 impl Ask {
@@ -34,7 +37,14 @@ impl Ask {
             patterns,
             always,
             metadata: Value::Object(Map::new()),
+            sandbox_auto_allow: false,
         }
+    }
+
+    /// Marks the ask as held by the sandbox, so an `ask` rule lets it through.
+    pub fn sandboxed(mut self, auto_allow: bool) -> Self {
+        self.sandbox_auto_allow = auto_allow;
+        self
     }
 
     pub fn metadata(mut self, metadata: Value) -> Self {
@@ -145,6 +155,7 @@ impl ToolCx {
                 call_id: self.call_id.clone(),
             }),
             ruleset: (*binding.ruleset).clone(),
+            sandbox_auto_allow: ask.sandbox_auto_allow,
         };
         binding
             .service

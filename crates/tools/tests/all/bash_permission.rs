@@ -9,7 +9,7 @@ use strata_tools::ToolError;
 
 /// Makes every `bash` call ask (the default rules allow it silently), so asks are recorded.
 fn asking() -> Value {
-    json!({"permission": {"bash": "ask"}})
+    json!({"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}})
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -265,7 +265,7 @@ async fn every_available_posix_shell_gets_the_same_asks() {
     assert!(shells.len() >= 2, "sh and bash are installed: {shells:?}");
     for shell in shells {
         TestInstance::builder()
-            .config(json!({"shell": shell, "permission": {"bash": "ask"}}))
+            .config(json!({"shell": shell, "permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}))
             .run(|t| async move {
                 let r = t.call("bash", json!({"command": "echo test"})).await;
                 assert_eq!(r.unwrap().output, "test\n", "{shell}");

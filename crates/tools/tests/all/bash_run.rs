@@ -9,6 +9,7 @@ use strata_services::flags::RuntimeFlags;
 use strata_services::fs::FsUtil;
 use strata_services::instance::InstanceInfo;
 use strata_services::process::ChildProcessSpawner;
+use strata_services::process::sandbox::Sandbox;
 use strata_services::truncate::Truncate;
 use strata_testkit::TestInstance;
 use strata_tools::bash::Bash;
@@ -25,6 +26,7 @@ fn bash_of(t: &TestInstance) -> Bash {
         t.get::<Truncate>(),
         t.get::<Config>(),
         t.get::<RuntimeFlags>(),
+        t.get::<Sandbox>(),
     ))
 }
 

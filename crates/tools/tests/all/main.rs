@@ -10,6 +10,7 @@ mod apply_patch_rollback;
 mod bash_limits;
 mod bash_permission;
 mod bash_run;
+mod bash_sandbox;
 mod edit_basic;
 mod edit_diagnostics;
 mod edit_external;

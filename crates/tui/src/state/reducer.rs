@@ -198,8 +198,14 @@ impl State {
     }
 
     /// A session changed: the open one takes its new info, the list moves it to the top.
-    fn session_updated(&mut self, info: SessionInfo) {
+    fn session_updated(&mut self, mut info: SessionInfo) {
         if let Some(s) = self.session.as_mut().filter(|s| s.info.id == info.id) {
+            // Events may leave the sandbox out; what the session said on open still holds.
+            if info.sandbox().is_none()
+                && let Some(mode) = s.info.extra.get("sandbox")
+            {
+                info.extra.insert("sandbox".into(), mode.clone());
+            }
             s.info = info.clone();
         }
         self.sessions.retain(|s| s.id != info.id);

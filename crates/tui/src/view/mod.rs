@@ -307,8 +307,15 @@ fn status_line(app: &App, width: usize) -> Line<'static> {
     let (tokens, last, cost) = app.state.session.as_ref().map_or((0, None, 0.0), |s| {
         (s.context_tokens(), s.last_step_tokens(), s.cost())
     });
+    let sandbox = app
+        .state
+        .session
+        .as_ref()
+        .and_then(|s| s.info.sandbox())
+        .map(|mode| format!("sandbox {mode} · "))
+        .unwrap_or_default();
     let right = format!(
-        "{} tokens{} · ${cost:.2} ",
+        "{sandbox}{} tokens{} · ${cost:.2} ",
         compact(tokens),
         last.map(cache_note).unwrap_or_default()
     );

@@ -54,6 +54,41 @@ fn empty_session() {
 }
 
 #[test]
+fn the_status_bar_shows_the_sessions_sandbox_mode() {
+    let mut app = app_with(vec![]);
+    let mut view_state = ViewState::default();
+    let screen = |app: &mut App, view_state: &mut ViewState| {
+        format!("{:?}", draw(app, view_state, 120, 40).backend())
+    };
+    assert!(!screen(&mut app, &mut view_state).contains("sandbox"));
+    let mut open = snapshot();
+    open.session
+        .extra
+        .insert("sandbox".into(), json!("workspace-write"));
+    app.state.load(open);
+    let shown = screen(&mut app, &mut view_state);
+    assert!(
+        shown.contains("sandbox workspace-write · 0 tokens"),
+        "{shown}"
+    );
+    // A later update without the field keeps what the session said on open.
+    let info = json!({
+        "id": SID, "slug": "s", "projectID": "p", "directory": "/p", "title": "Renamed",
+        "version": "1", "cost": 0.0,
+        "tokens": {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}},
+        "time": {"created": 1, "updated": 2}
+    });
+    let update = json!({"sessionID": SID, "info": info});
+    app.state.apply(ev(None, "session.updated", update));
+    assert_eq!(
+        app.state.session.as_ref().unwrap().info.title,
+        "Renamed",
+        "applied"
+    );
+    assert!(screen(&mut app, &mut view_state).contains("sandbox workspace-write"));
+}
+
+#[test]
 fn streaming_reply() {
     let mut events = turn_start();
     events.push(part_updated(Some(5), text("prt_1", "msg_a", "", false)));

@@ -1,0 +1,277 @@
+//! The Sandbox service: one instance's effective sandbox, decided from the `sandbox` config,
+//! `--sandbox` (through [`RuntimeFlags::sandbox_mode`]) and what the kernel offers.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+use strata_graph::{BoxError, Node, Scope, Tier};
+
+use super::{SandboxPolicy, Snapshot, Support, blocked_hint, roots};
+use crate::config::{Config, SandboxConfig, SandboxMode};
+use crate::flags::RuntimeFlags;
+use crate::instance::InstanceInfo;
+use crate::process::CommandSpec;
+
+/// Why an instance's sandbox could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error(
+        "`{value}` is not a sandbox mode ({source_name}); use workspace-write, read-only or off"
+    )]
+    BadMode { value: String, source_name: String },
+    #[error(
+        "the sandbox is required (`sandbox.required: true` in the config), but {reason}; run on \
+         a Linux kernel with Landlock and seccomp, or set `sandbox.required` to false, or pass \
+         `--sandbox off`"
+    )]
+    Required { reason: String },
+}
+
+/// What `strata debug sandbox` and the server report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SandboxReport {
+    /// The mode asked for (config or `--sandbox`).
+    pub requested: String,
+    /// The mode in force: `off` when the kernel cannot enforce the one asked for.
+    pub mode: String,
+    pub landlock_abi: i64,
+    /// The Landlock rights enforced, by name.
+    pub rights: Vec<String>,
+    pub seccomp: bool,
+    pub network: bool,
+    pub writable_roots: Vec<String>,
+    pub warning: Option<String>,
+}
+
+/// Handle to an instance's sandbox.
+#[derive(Clone)]
+pub struct Sandbox(Arc<Inner>);
+
+struct Inner {
+    requested: SandboxMode,
+    support: Support,
+    policy: Option<SandboxPolicy>,
+    roots: Vec<PathBuf>,
+    config: SandboxConfig,
+    project: PathBuf,
+    session_temp: PathBuf,
+    warning: Option<String>,
+}
+
+impl strata_graph::Service for Sandbox {
+    const KEY: &'static str = "Sandbox";
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("mode", &self.mode())
+            .field("requested", &self.0.requested)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where an instance's sandbox is decided from.
+#[derive(Debug, Clone)]
+pub struct SandboxInputs<'a> {
+    pub config: &'a SandboxConfig,
+    /// `--sandbox` / `STRATA_SANDBOX`, as given; wins over the config.
+    pub flag_mode: Option<&'a str>,
+    pub project: &'a Path,
+    pub temp: &'a Path,
+    pub home: &'a Path,
+}
+
+impl Sandbox {
+    /// The instance-tier node.
+    pub fn node() -> Node {
+        Node::new(
+            Tier::Instance,
+            |(info, config, flags): (InstanceInfo, Config, RuntimeFlags), _s: Scope| async move {
+                let inputs = SandboxInputs {
+                    config: &config.sandbox,
+                    flag_mode: flags.sandbox_mode.as_deref(),
+                    project: &info.worktree,
+                    temp: &flags.temp_dir,
+                    home: &flags.home_dir,
+                };
+                Ok::<_, BoxError>(Sandbox::resolve(&inputs, Support::probe())?)
+            },
+        )
+    }
+
+    /// Decides the sandbox from `inputs` and the kernel's `support`.
+    pub fn resolve(inputs: &SandboxInputs<'_>, support: Support) -> Result<Sandbox, SandboxError> {
+        let requested = match inputs.flag_mode {
+            Some(value) => SandboxMode::parse(value).ok_or_else(|| SandboxError::BadMode {
+                value: value.to_string(),
+                source_name: "--sandbox or STRATA_SANDBOX".into(),
+            })?,
+            None => inputs.config.mode.unwrap_or(SandboxMode::WorkspaceWrite),
+        };
+        let roots = roots::writable_roots(&roots::RootsInput {
+            mode: requested,
+            project: inputs.project,
+            temp: inputs.temp,
+            extra: &inputs.config.writable,
+            home: inputs.home,
+        });
+        let mut warning = None;
+        let mut policy = None;
+        if requested != SandboxMode::Off {
+            let built = if support.enforceable() {
+                SandboxPolicy::build(
+                    requested,
+                    inputs.config.network,
+                    roots.clone(),
+                    inputs.config.env_passthrough.clone(),
+                )
+            } else {
+                Err(support.missing_reason())
+            };
+            match built {
+                Ok(p) => policy = Some(p),
+                Err(reason) if inputs.config.required => {
+                    return Err(SandboxError::Required { reason });
+                }
+                Err(reason) => {
+                    warning = Some(format!(
+                        "the sandbox ({requested}) is not enforced because {reason}; commands \
+                         run unsandboxed. Set `sandbox.required: true` to refuse to run instead"
+                    ));
+                }
+            }
+        }
+        Ok(Sandbox(Arc::new(Inner {
+            requested,
+            support,
+            policy,
+            roots,
+            config: inputs.config.clone(),
+            project: inputs.project.to_path_buf(),
+            session_temp: inputs.temp.join("strata-sandbox"),
+            warning,
+        })))
+    }
+
+    /// No sandbox at all (callers that run nothing for the model, tests).
+    pub fn off() -> Sandbox {
+        let config = SandboxConfig {
+            mode: Some(SandboxMode::Off),
+            ..SandboxConfig::default()
+        };
+        let inputs = SandboxInputs {
+            config: &config,
+            flag_mode: None,
+            project: Path::new("/"),
+            temp: &std::env::temp_dir(),
+            home: Path::new("/"),
+        };
+        // Mode off builds nothing, so it cannot fail; fall back to a bare value regardless.
+        Sandbox::resolve(&inputs, Support::missing(false)).unwrap_or_else(|_| {
+            Sandbox(Arc::new(Inner {
+                requested: SandboxMode::Off,
+                support: Support::missing(false),
+                policy: None,
+                roots: Vec::new(),
+                config,
+                project: PathBuf::from("/"),
+                session_temp: std::env::temp_dir(),
+                warning: None,
+            }))
+        })
+    }
+
+    /// The enforced policy; `None` when commands run unsandboxed.
+    pub fn policy(&self) -> Option<&SandboxPolicy> {
+        self.0.policy.as_ref()
+    }
+
+    /// The mode in force.
+    pub fn mode(&self) -> SandboxMode {
+        self.policy().map_or(SandboxMode::Off, SandboxPolicy::mode)
+    }
+
+    /// Whether an `ask` for a sandboxed bash command becomes an allow.
+    pub fn auto_allow(&self) -> bool {
+        self.policy().is_some() && self.0.config.auto_allow
+    }
+
+    /// The warning to show once when the mode asked for is not enforced.
+    pub fn warning(&self) -> Option<&str> {
+        self.0.warning.as_deref()
+    }
+
+    /// Puts `spec` in the sandbox for `session`: the policy, and a per-session temp
+    /// directory exported as `TMPDIR`. Unchanged when the sandbox is off.
+    pub fn command(&self, spec: CommandSpec, session: &str) -> CommandSpec {
+        let Some(policy) = self.policy() else {
+            return spec;
+        };
+        let name: String = session
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let tmp = self.0.session_temp.join(if name.is_empty() {
+            "default".into()
+        } else {
+            name
+        });
+        if let Err(e) = std::fs::create_dir_all(&tmp) {
+            tracing::debug!(error = %e, dir = %tmp.display(), "could not create the session temp dir");
+            return spec.sandbox(policy.clone());
+        }
+        spec.env("TMPDIR", &tmp).sandbox(policy.clone())
+    }
+
+    /// The line for the model when a failed command's `output` shows the sandbox refused it.
+    pub fn hint(&self, output: &str) -> Option<String> {
+        let policy = self.policy()?;
+        blocked_hint(output, policy.roots(), policy.network())
+    }
+
+    /// A snapshot of the protected files, taken when the project is writable by commands.
+    pub fn protect(&self) -> Option<Snapshot> {
+        (self.mode() == SandboxMode::WorkspaceWrite).then(|| Snapshot::take(&self.0.project))
+    }
+
+    /// The one `sandbox` line a run prints on stderr.
+    pub fn status_line(&self) -> String {
+        match (self.policy(), self.warning()) {
+            (Some(p), _) => format!(
+                "sandbox: {} (Landlock ABI {}, seccomp, network {})",
+                p.mode(),
+                self.0.support.landlock_abi,
+                if p.network() { "on" } else { "off" }
+            ),
+            (None, Some(w)) => format!("sandbox: off (warning: {w})"),
+            (None, None) => "sandbox: off".to_string(),
+        }
+    }
+
+    /// Everything `strata debug sandbox` prints.
+    pub fn report(&self) -> SandboxReport {
+        SandboxReport {
+            requested: self.0.requested.to_string(),
+            mode: self.mode().to_string(),
+            landlock_abi: self.0.support.landlock_abi,
+            rights: self.0.support.rights(),
+            seccomp: self.0.support.seccomp,
+            network: self.0.config.network,
+            writable_roots: self
+                .0
+                .roots
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            warning: self.0.warning.clone(),
+        }
+    }
+}
