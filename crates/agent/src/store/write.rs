@@ -15,6 +15,12 @@ use super::{SqlResult, Store};
 /// "most recently changed" is well defined across sessions even within one millisecond.
 const NEXT_SESSION_MS: &str = "MAX(?2, (SELECT COALESCE(MAX(updated_ms), 0) + 1 FROM sessions))";
 
+/// A change's event: its kind, and the key its data carries the changed value under.
+type Recorded = (&'static str, &'static str);
+const SESSION: Recorded = (kinds::SESSION_UPDATED, "session");
+const MESSAGE: Recorded = (kinds::MESSAGE_UPDATED, "message");
+const PART: Recorded = (kinds::PART_UPDATED, "part");
+
 /// Marks the session changed (see [`NEXT_SESSION_MS`]).
 fn touch(tx: &Transaction<'_>, path: &Path, session_id: &str, now: i64) -> Result<(), StoreError> {
     let changed = tx
@@ -66,12 +72,12 @@ fn check_message(
 
 impl Store {
     /// [`change`](Self::change) to session `session_id`, which must exist: marks it changed
-    /// first, and the event carries the value `apply` returns under `key`.
+    /// first, and records an event of the given kind whose data holds the value `apply`
+    /// returns under the given key.
     fn session_change<T: Serialize>(
         &self,
         session_id: &str,
-        kind: &str,
-        key: &str,
+        (kind, key): Recorded,
         apply: impl FnOnce(&Transaction<'_>, i64, &Path) -> Result<T, StoreError>,
     ) -> Result<(T, Event), StoreError> {
         self.change(
@@ -142,19 +148,14 @@ impl Store {
         session_id: &str,
         title: &str,
     ) -> Result<(Session, Event), StoreError> {
-        self.session_change(
-            session_id,
-            kinds::SESSION_UPDATED,
-            "session",
-            |tx, _, path| {
-                tx.execute(
-                    "UPDATE sessions SET title = ?2 WHERE id = ?1",
-                    params![session_id, title],
-                )
-                .op(path, "setting a session title")?;
-                load_session(tx, path, session_id)
-            },
-        )
+        self.session_change(session_id, SESSION, |tx, _, path| {
+            tx.execute(
+                "UPDATE sessions SET title = ?2 WHERE id = ?1",
+                params![session_id, title],
+            )
+            .op(path, "setting a session title")?;
+            load_session(tx, path, session_id)
+        })
     }
 
     /// Adds a message at the end of the session. Event: `message.updated`.
@@ -174,7 +175,7 @@ impl Store {
         role: Role,
         data: Value,
     ) -> Result<(Message, Event), StoreError> {
-        self.session_change(session_id, kinds::MESSAGE_UPDATED, "message", |tx, now, path| {
+        self.session_change(session_id, MESSAGE, |tx, now, path| {
             let message = Message {
                 id: new_id(IdKind::Message),
                 session_id: session_id.to_string(),
@@ -210,20 +211,15 @@ impl Store {
         message_id: &str,
         data: Value,
     ) -> Result<(Message, Event), StoreError> {
-        self.session_change(
-            session_id,
-            kinds::MESSAGE_UPDATED,
-            "message",
-            |tx, _, path| {
-                check_message(tx, path, session_id, message_id)?;
-                tx.execute(
-                    "UPDATE messages SET data = ?2 WHERE id = ?1",
-                    params![message_id, data.to_string()],
-                )
-                .op(path, "updating a message")?;
-                load_message(tx, path, message_id)
-            },
-        )
+        self.session_change(session_id, MESSAGE, |tx, _, path| {
+            check_message(tx, path, session_id, message_id)?;
+            tx.execute(
+                "UPDATE messages SET data = ?2 WHERE id = ?1",
+                params![message_id, data.to_string()],
+            )
+            .op(path, "updating a message")?;
+            load_message(tx, path, message_id)
+        })
     }
 
     /// Writes a part of `message_id`: a new part at the end of the message when `part_id` is
@@ -251,7 +247,7 @@ impl Store {
         kind: &str,
         data: Value,
     ) -> Result<(Part, Event), StoreError> {
-        self.session_change(session_id, kinds::PART_UPDATED, "part", |tx, now, path| {
+        self.session_change(session_id, PART, |tx, now, path| {
             check_message(tx, path, session_id, message_id)?;
             let id = part_id.map_or_else(|| new_id(IdKind::Part), str::to_string);
             let existing: Option<(String, i64)> = tx
