@@ -7,9 +7,6 @@
 //!   `readOnlyHint`; otherwise those of an execute tool (runs alone, hidden in plan mode).
 //! - Text parts are joined, images become attachments, `isError` is a tool error.
 
-use std::task::{Context as TaskCx, Poll};
-
-use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use strata_services::config::ToolOutput;
 use strata_services::mcp::{Mcp, McpError, McpOutput, McpTool};
@@ -109,7 +106,7 @@ impl McpTools {
             id,
             tool,
         };
-        ErasedTool::dynamic(def, self.truncate.clone(), &self.limits, call)
+        ErasedTool::dynamic_fn(def, self.truncate.clone(), &self.limits, call, McpCall::run)
     }
 }
 
@@ -121,46 +118,35 @@ struct McpCall {
     tool: McpTool,
 }
 
-impl tower_service::Service<Decoded<Value>> for McpCall {
-    type Response = ToolResult;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<ToolResult, ToolError>>;
-
-    fn poll_ready(&mut self, _: &mut TaskCx<'_>) -> Poll<Result<(), ToolError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, req: Decoded<Value>) -> Self::Future {
-        let this = self.clone();
-        Box::pin(async move {
-            let args = match req.params {
-                Value::Object(map) => map,
-                Value::Null => Map::new(),
-                other => {
-                    return Err(ToolError::InvalidArguments {
-                        tool: this.id.to_string(),
-                        detail: format!("the arguments must be a JSON object, not {other}"),
-                    });
-                }
-            };
-            let ask = Ask::new(this.id, vec!["*".into()], vec!["*".into()])
-                .metadata(Value::Object(args.clone()));
-            req.cx.ask(ask).await?;
-            let out = this
-                .mcp
-                .call(
-                    &this.tool.server,
-                    &this.tool.name,
-                    args,
-                    req.cx.abort.clone(),
-                )
-                .await
-                .map_err(|e| match e {
-                    McpError::Cancelled => ToolError::Cancelled,
-                    e => ToolError::model(capitalise(&format!("{e}."))),
-                })?;
-            result(this.id, out)
-        })
+impl McpCall {
+    async fn run(self, req: Decoded<Value>) -> Result<ToolResult, ToolError> {
+        let args = match req.params {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(ToolError::InvalidArguments {
+                    tool: self.id.to_string(),
+                    detail: format!("the arguments must be a JSON object, not {other}"),
+                });
+            }
+        };
+        let ask = Ask::new(self.id, vec!["*".into()], vec!["*".into()])
+            .metadata(Value::Object(args.clone()));
+        req.cx.ask(ask).await?;
+        let out = self
+            .mcp
+            .call(
+                &self.tool.server,
+                &self.tool.name,
+                args,
+                req.cx.abort.clone(),
+            )
+            .await
+            .map_err(|e| match e {
+                McpError::Cancelled => ToolError::Cancelled,
+                e => ToolError::model(capitalise(&format!("{e}."))),
+            })?;
+        result(self.id, out)
     }
 }
 

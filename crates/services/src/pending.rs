@@ -3,9 +3,10 @@
 //! (also forwarded to the Bus), withdrawal when an asker gives up, and rejecting everything
 //! still pending when the instance closes.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use strata_graph::Scope;
+use strata_graph::{BoxError, Node, Scope, Service, Tier};
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -102,6 +103,23 @@ impl<R: Awaited, X: Default> PendingRequests<R, X> {
             events: broadcast::channel(EVENT_CAPACITY).0,
         }
     }
+
+    /// The instance-tier node of service `S`, which `wrap` builds around fresh pending
+    /// requests; closing the instance rejects whatever is still pending (`label` names that
+    /// step).
+    pub(crate) fn node<S: Service>(label: &'static str, wrap: fn(Arc<Self>) -> S) -> Node
+    where
+        X: Send + 'static,
+    {
+        Node::new(
+            Tier::Instance,
+            move |(bus,): (Bus,), scope: Scope| async move {
+                let pending = Arc::new(Self::new());
+                pending.attach(bus, &scope, label);
+                Ok::<_, BoxError>(wrap(pending))
+            },
+        )
+    }
 }
 
 impl<R: Awaited, X> PendingRequests<R, X> {
@@ -183,6 +201,19 @@ impl<R: Awaited, X> PendingRequests<R, X> {
             self.publish(e.request.withdrawn());
         }
     }
+}
+
+/// `prefix` + milliseconds since the epoch + a process-wide counter + random bits: a request
+/// id unique in the process and roughly ordered by creation.
+pub(crate) fn new_id(prefix: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let seq = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let noise: u32 = rand::random();
+    format!("{prefix}{ms:012x}{:06x}{noise:08x}", seq & 0xff_ffff)
 }
 
 /// Withdraws the pending request when `wait` ends early (cancelled or dropped); a no-op once it

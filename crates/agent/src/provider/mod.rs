@@ -26,6 +26,8 @@ mod anthropic;
 pub mod assembler;
 pub mod credentials;
 mod error;
+#[cfg(test)]
+mod fixtures;
 mod http;
 mod openai;
 pub mod resolve;

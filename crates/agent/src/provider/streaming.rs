@@ -161,7 +161,7 @@ impl<W: Wire> Provider for StreamingProvider<W> {
             &self.client,
             self.endpoint(),
             self.headers()?,
-            W::body(&req),
+            (W::BODY)(&req),
             cancel,
         );
         match self.timeout {

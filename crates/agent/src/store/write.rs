@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use rusqlite::{OptionalExtension, Transaction, params};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::ids::{IdKind, new_id};
@@ -13,6 +14,12 @@ use super::{SqlResult, Store};
 /// The next session time: `now`, or just past the latest session time when that is later, so
 /// "most recently changed" is well defined across sessions even within one millisecond.
 const NEXT_SESSION_MS: &str = "MAX(?2, (SELECT COALESCE(MAX(updated_ms), 0) + 1 FROM sessions))";
+
+/// A change's event: its kind, and the key its data carries the changed value under.
+type Recorded = (&'static str, &'static str);
+const SESSION: Recorded = (kinds::SESSION_UPDATED, "session");
+const MESSAGE: Recorded = (kinds::MESSAGE_UPDATED, "message");
+const PART: Recorded = (kinds::PART_UPDATED, "part");
 
 /// Marks the session changed (see [`NEXT_SESSION_MS`]).
 fn touch(tx: &Transaction<'_>, path: &Path, session_id: &str, now: i64) -> Result<(), StoreError> {
@@ -64,6 +71,26 @@ fn check_message(
 }
 
 impl Store {
+    /// [`change`](Self::change) to session `session_id`, which must exist: marks it changed
+    /// first, and records an event of the given kind whose data holds the value `apply`
+    /// returns under the given key.
+    fn session_change<T: Serialize>(
+        &self,
+        session_id: &str,
+        (kind, key): Recorded,
+        apply: impl FnOnce(&Transaction<'_>, i64, &Path) -> Result<T, StoreError>,
+    ) -> Result<(T, Event), StoreError> {
+        self.change(
+            session_id,
+            kind,
+            |tx, now, path| {
+                touch(tx, path, session_id, now)?;
+                apply(tx, now, path)
+            },
+            |value| json!({ key: value }),
+        )
+    }
+
     /// Creates a session for `directory`, optionally as the child of `parent`.
     /// Event: `session.created`, seq 1 of the new session.
     pub fn create_session(
@@ -121,20 +148,14 @@ impl Store {
         session_id: &str,
         title: &str,
     ) -> Result<(Session, Event), StoreError> {
-        self.change(
-            session_id,
-            kinds::SESSION_UPDATED,
-            |tx, now, path| {
-                touch(tx, path, session_id, now)?;
-                tx.execute(
-                    "UPDATE sessions SET title = ?2 WHERE id = ?1",
-                    params![session_id, title],
-                )
-                .op(path, "setting a session title")?;
-                load_session(tx, path, session_id)
-            },
-            |s| json!({ "session": s }),
-        )
+        self.session_change(session_id, SESSION, |tx, _, path| {
+            tx.execute(
+                "UPDATE sessions SET title = ?2 WHERE id = ?1",
+                params![session_id, title],
+            )
+            .op(path, "setting a session title")?;
+            load_session(tx, path, session_id)
+        })
     }
 
     /// Adds a message at the end of the session. Event: `message.updated`.
@@ -154,27 +175,21 @@ impl Store {
         role: Role,
         data: Value,
     ) -> Result<(Message, Event), StoreError> {
-        self.change(
-            session_id,
-            kinds::MESSAGE_UPDATED,
-            |tx, now, path| {
-                touch(tx, path, session_id, now)?;
-                let message = Message {
-                    id: new_id(IdKind::Message),
-                    session_id: session_id.to_string(),
-                    role,
-                    created_ms: now,
-                    data,
-                };
-                tx.execute(
-                    "INSERT INTO messages (id, session_id, role, created_ms, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![message.id, session_id, role.as_str(), now, message.data.to_string()],
-                )
-                .op(path, "adding a message")?;
-                Ok(message)
-            },
-            |m| json!({ "message": m }),
-        )
+        self.session_change(session_id, MESSAGE, |tx, now, path| {
+            let message = Message {
+                id: new_id(IdKind::Message),
+                session_id: session_id.to_string(),
+                role,
+                created_ms: now,
+                data,
+            };
+            tx.execute(
+                "INSERT INTO messages (id, session_id, role, created_ms, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![message.id, session_id, role.as_str(), now, message.data.to_string()],
+            )
+            .op(path, "adding a message")?;
+            Ok(message)
+        })
     }
 
     /// Replaces a message's data (e.g. when the step finishes). Event: `message.updated`.
@@ -196,21 +211,15 @@ impl Store {
         message_id: &str,
         data: Value,
     ) -> Result<(Message, Event), StoreError> {
-        self.change(
-            session_id,
-            kinds::MESSAGE_UPDATED,
-            |tx, now, path| {
-                touch(tx, path, session_id, now)?;
-                check_message(tx, path, session_id, message_id)?;
-                tx.execute(
-                    "UPDATE messages SET data = ?2 WHERE id = ?1",
-                    params![message_id, data.to_string()],
-                )
-                .op(path, "updating a message")?;
-                load_message(tx, path, message_id)
-            },
-            |m| json!({ "message": m }),
-        )
+        self.session_change(session_id, MESSAGE, |tx, _, path| {
+            check_message(tx, path, session_id, message_id)?;
+            tx.execute(
+                "UPDATE messages SET data = ?2 WHERE id = ?1",
+                params![message_id, data.to_string()],
+            )
+            .op(path, "updating a message")?;
+            load_message(tx, path, message_id)
+        })
     }
 
     /// Writes a part of `message_id`: a new part at the end of the message when `part_id` is
@@ -238,65 +247,61 @@ impl Store {
         kind: &str,
         data: Value,
     ) -> Result<(Part, Event), StoreError> {
-        self.change(
-            session_id,
-            kinds::PART_UPDATED,
-            |tx, now, path| {
-                touch(tx, path, session_id, now)?;
-                check_message(tx, path, session_id, message_id)?;
-                let id = part_id.map_or_else(|| new_id(IdKind::Part), str::to_string);
-                let existing: Option<(String, i64)> = tx
-                    .query_row(
-                        "SELECT message_id, seq FROM parts WHERE id = ?1",
-                        [&id],
-                        |r| Ok((r.get(0)?, r.get(1)?)),
+        self.session_change(session_id, PART, |tx, now, path| {
+            check_message(tx, path, session_id, message_id)?;
+            let id = part_id.map_or_else(|| new_id(IdKind::Part), str::to_string);
+            let existing: Option<(String, i64)> = tx
+                .query_row(
+                    "SELECT message_id, seq FROM parts WHERE id = ?1",
+                    [&id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()
+                .op(path, "looking up a part")?;
+            let seq = match existing {
+                Some((owner, _)) if owner != message_id => {
+                    return Err(StoreError::Invalid {
+                        path: path.to_path_buf(),
+                        detail: format!(
+                            "part `{id}` belongs to message `{owner}`, not `{message_id}`"
+                        ),
+                    });
+                }
+                Some((_, seq)) => {
+                    tx.execute(
+                        "UPDATE parts SET kind = ?2, data = ?3, updated_ms = ?4 WHERE id = ?1",
+                        params![id, kind, data.to_string(), now],
                     )
-                    .optional()
-                    .op(path, "looking up a part")?;
-                let seq = match existing {
-                    Some((owner, _)) if owner != message_id => {
-                        return Err(StoreError::Invalid {
-                            path: path.to_path_buf(),
-                            detail: format!("part `{id}` belongs to message `{owner}`, not `{message_id}`"),
-                        });
-                    }
-                    Some((_, seq)) => {
-                        tx.execute(
-                            "UPDATE parts SET kind = ?2, data = ?3, updated_ms = ?4 WHERE id = ?1",
-                            params![id, kind, data.to_string(), now],
+                    .op(path, "updating a part")?;
+                    seq
+                }
+                None => {
+                    let seq: i64 = tx
+                        .query_row(
+                            "SELECT COALESCE(MAX(seq), 0) + 1 FROM parts WHERE message_id = ?1",
+                            [message_id],
+                            |r| r.get(0),
                         )
-                        .op(path, "updating a part")?;
-                        seq
-                    }
-                    None => {
-                        let seq: i64 = tx
-                            .query_row(
-                                "SELECT COALESCE(MAX(seq), 0) + 1 FROM parts WHERE message_id = ?1",
-                                [message_id],
-                                |r| r.get(0),
-                            )
-                            .op(path, "numbering a part")?;
-                        tx.execute(
-                            "INSERT INTO parts (id, message_id, session_id, seq, kind, data, updated_ms)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                            params![id, message_id, session_id, seq, kind, data.to_string(), now],
-                        )
-                        .op(path, "adding a part")?;
-                        seq
-                    }
-                };
-                Ok(Part {
-                    id,
-                    message_id: message_id.to_string(),
-                    session_id: session_id.to_string(),
-                    seq,
-                    kind: kind.to_string(),
-                    data,
-                    updated_ms: now,
-                })
-            },
-            |p| json!({ "part": p }),
-        )
+                        .op(path, "numbering a part")?;
+                    tx.execute(
+                        "INSERT INTO parts (id, message_id, session_id, seq, kind, data, updated_ms)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        params![id, message_id, session_id, seq, kind, data.to_string(), now],
+                    )
+                    .op(path, "adding a part")?;
+                    seq
+                }
+            };
+            Ok(Part {
+                id,
+                message_id: message_id.to_string(),
+                session_id: session_id.to_string(),
+                seq,
+                kind: kind.to_string(),
+                data,
+                updated_ms: now,
+            })
+        })
     }
 
     /// Appends an event that changes no stored state (status, errors, permission requests…).

@@ -9,9 +9,7 @@ pub mod script;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context as TaskCx, Poll};
 
-use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use strata_services::config::ToolOutput;
 use strata_services::flags::Flag;
@@ -54,7 +52,7 @@ pub(crate) fn tool(
         tools: Arc::new(tools),
         limits: script_limits,
     };
-    ErasedTool::dynamic(def, truncate, limits, call)
+    ErasedTool::dynamic_fn(def, truncate, limits, call, Execute::run)
 }
 
 /// `execute` and where it goes on `surface`, when code mode is on, rules and mode allow it,
@@ -143,21 +141,6 @@ struct Bridge {
     id: String,
     input: String,
     reply: oneshot::Sender<Result<String, String>>,
-}
-
-impl tower_service::Service<Decoded<Value>> for Execute {
-    type Response = ToolResult;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<ToolResult, ToolError>>;
-
-    fn poll_ready(&mut self, _: &mut TaskCx<'_>) -> Poll<Result<(), ToolError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, req: Decoded<Value>) -> Self::Future {
-        let this = self.clone();
-        Box::pin(async move { this.run(req).await })
-    }
 }
 
 impl Execute {

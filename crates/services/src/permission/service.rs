@@ -1,13 +1,11 @@
 //! The Permission service: decides asks from rules and waits for replies when it must ask.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use strata_graph::{BoxError, Node, Scope, Tier};
+use strata_graph::Node;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::bus::Bus;
 use crate::pending::{self, Awaited, PendingRequests};
 
 use super::error::PermissionError;
@@ -83,12 +81,8 @@ impl Permission {
 
     /// The instance-tier node; closing the instance rejects every pending request.
     pub fn node() -> Node {
-        Node::new(Tier::Instance, |(bus,): (Bus,), scope: Scope| async move {
-            let permission = Permission::new();
-            permission
-                .pending
-                .attach(bus, &scope, "Permission: reject pending requests");
-            Ok::<_, BoxError>(permission)
+        PendingRequests::node("Permission: reject pending requests", |pending| {
+            Permission { pending }
         })
     }
 
@@ -120,7 +114,7 @@ impl Permission {
                 return Err(PermissionError::Disposed);
             }
             let request = Request {
-                id: new_id(),
+                id: pending::new_id("per_"),
                 session_id: req.session_id,
                 permission: req.permission,
                 patterns: req.patterns,
@@ -222,17 +216,4 @@ fn replied(request: &Request, reply: Reply) -> PermissionEvent {
         request_id: request.id.clone(),
         reply,
     }
-}
-
-/// `per_` + milliseconds since the epoch + a process-wide counter + random bits: unique in the
-/// process and roughly ordered by creation.
-fn new_id() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    let seq = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let noise: u32 = rand::random();
-    format!("per_{ms:012x}{:06x}{noise:08x}", seq & 0xff_ffff)
 }

@@ -1,14 +1,12 @@
 //! The Question service: pending questions and the answers front-ends give them.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use strata_graph::{BoxError, Node, Scope, Tier};
+use strata_graph::Node;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::bus::Bus;
-use crate::pending::{Awaited, PendingRequests};
+use crate::pending::{self, Awaited, PendingRequests};
 
 use super::error::QuestionError;
 use super::events::{Answer, AskQuestions, QuestionEvent, QuestionRequest};
@@ -72,12 +70,8 @@ impl Question {
 
     /// The instance-tier node; closing the instance rejects every pending question.
     pub fn node() -> Node {
-        Node::new(Tier::Instance, |(bus,): (Bus,), scope: Scope| async move {
-            let question = Question::new();
-            question
-                .pending
-                .attach(bus, &scope, "Question: reject pending questions");
-            Ok::<_, BoxError>(question)
+        PendingRequests::node("Question: reject pending questions", |pending| Question {
+            pending,
         })
     }
 
@@ -100,7 +94,7 @@ impl Question {
                 return Err(QuestionError::Disposed);
             }
             let request = QuestionRequest {
-                id: new_id(),
+                id: pending::new_id("que_"),
                 session_id: ask.session_id,
                 questions: ask.questions,
                 tool: ask.tool,
@@ -157,17 +151,4 @@ fn rejected(request: &QuestionRequest) -> QuestionEvent {
         session_id: request.session_id.clone(),
         request_id: request.id.clone(),
     }
-}
-
-/// `que_` + milliseconds since the epoch + a process-wide counter + random bits: unique in the
-/// process and roughly ordered by creation.
-fn new_id() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    let seq = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let noise: u32 = rand::random();
-    format!("que_{ms:012x}{:06x}{noise:08x}", seq & 0xff_ffff)
 }

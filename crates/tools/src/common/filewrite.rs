@@ -2,17 +2,19 @@
 //! the formatter, the bookkeeping after it (events, FileTime refresh) and the language
 //! server's diagnostics.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use strata_services::bus::{Bus, FileEdited, FileWatcher, WatchKind};
 use strata_services::file_time::{FileTime, hash_bytes};
 use strata_services::format::Formatter;
-use strata_services::fs::FsUtil;
+use strata_services::fs::{FsUtil, Metadata};
 use strata_services::instance::InstanceInfo;
 use strata_services::lsp::Lsp;
+use tokio::sync::OwnedMutexGuard;
 
 use super::bom::{split_bom, with_bom};
 use super::diagnostics::Report;
+use super::external::{self, Kind};
 use crate::contract::{ToolCx, ToolError};
 
 /// The services every file-changing tool (`edit`, `write`, `apply_patch`) declares.
@@ -29,6 +31,29 @@ pub(crate) struct Writer {
     pub formatter: Formatter,
 }
 
+/// Records in FileTime that the call's session has seen `path` as `meta`, holding `bytes`.
+pub(crate) fn record_seen(
+    file_time: &FileTime,
+    cx: &ToolCx,
+    path: &Path,
+    meta: &Metadata,
+    bytes: &[u8],
+) {
+    let hash = Some(hash_bytes(bytes));
+    file_time.record_read(&cx.session_id, path, meta.mtime, meta.len, hash);
+}
+
+/// The one file an `edit` or `write` call changes, ready to be read and written.
+pub(crate) struct Target {
+    pub path: PathBuf,
+    /// The path as the call's title shows it (relative to the project).
+    pub title: String,
+    /// The file as it is now; `None` when it does not exist yet.
+    pub stat: Option<Metadata>,
+    /// Keeps other changes to the file out while it is held: bind it for the whole call.
+    pub lock: OwnedMutexGuard<()>,
+}
+
 /// Files larger than this are not edited in memory.
 pub(crate) const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -42,6 +67,23 @@ impl Writer {
             lsp,
             formatter,
         }
+    }
+
+    /// Resolves `file_path` from the project directory, applies the external-directory rule,
+    /// locks the file (by its real path) against other changes, then reads its metadata.
+    pub(crate) async fn open(&self, cx: &ToolCx, file_path: &str) -> Result<Target, ToolError> {
+        let path = self.info.resolve(file_path);
+        let title = self.info.relative(&path);
+        external::check(cx, &self.info, &self.fs, &path, Kind::File).await?;
+        let real = self.fs.resolve_real(&path).await;
+        let lock = self.file_time.lock(&real).await;
+        let stat = self.fs.stat(&path).await?;
+        Ok(Target {
+            path,
+            title,
+            stat,
+            lock,
+        })
     }
 
     /// Runs the file's formatters, then gives the file back the BOM state it was written with
@@ -114,13 +156,7 @@ impl Writer {
             self.fs.read(path, MAX_EDIT_BYTES).await,
         );
         if let (Ok(Some(meta)), Ok(bytes)) = (meta, bytes) {
-            self.file_time.record_read(
-                &cx.session_id,
-                path,
-                meta.mtime,
-                meta.len,
-                Some(hash_bytes(&bytes)),
-            );
+            record_seen(&self.file_time, cx, path, &meta, &bytes);
         }
     }
 }

@@ -3,6 +3,7 @@
 //! schema the model sees is the one given here.
 
 use std::collections::HashSet;
+use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
@@ -62,6 +63,25 @@ impl ErasedTool {
                 service,
             ),
         }
+    }
+}
+
+impl ErasedTool {
+    /// [`dynamic`](Self::dynamic) for work that is always ready: each call runs `run` on a
+    /// clone of `state` (the tool's own handles) with the decoded arguments.
+    pub fn dynamic_fn<T, F>(
+        tool: DynamicTool,
+        truncate: Truncate,
+        limits: &ToolOutput,
+        state: T,
+        run: fn(T, Decoded<Value>) -> F,
+    ) -> Self
+    where
+        T: Clone + Send + Sync + 'static,
+        F: Future<Output = Result<ToolResult, ToolError>> + Send + 'static,
+    {
+        let service = tower::service_fn(move |req| run(state.clone(), req));
+        Self::dynamic(tool, truncate, limits, service)
     }
 }
 

@@ -8,8 +8,7 @@ use strata_services::fs::FileKind;
 
 use super::replace::{detect_crlf, normalize_to, replace};
 use crate::common::bom::{BOM, split_bom, with_bom};
-use crate::common::external::{self, Kind};
-use crate::common::filewrite::{Writer, WriterDeps};
+use crate::common::filewrite::{Target, Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::{line_counts, unified_diff};
 
@@ -61,12 +60,12 @@ impl Tool for Edit {
                 "`oldString` and `newString` are the same, so there is nothing to change.",
             ));
         }
-        let path = self.w.info.resolve(&p.file_path);
-        let title = self.w.info.relative(&path);
-        external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
-        let real = self.w.fs.resolve_real(&path).await;
-        let _lock = self.w.file_time.lock(&real).await;
-        let stat = self.w.fs.stat(&path).await?;
+        let Target {
+            path,
+            title,
+            stat,
+            lock: _lock,
+        } = self.w.open(&cx, &p.file_path).await?;
 
         let (before, after, kind) = if p.old_string.is_empty() {
             if stat.is_some() {

@@ -11,6 +11,25 @@ pub mod truncate;
 
 use crate::contract::{Decoded, ToolCall, ToolCx};
 
+/// The part of a layer's `Service` impl that every layer directly around the tool shares: it
+/// answers a tool result or a tool error as a boxed future, and is ready when the tool is.
+/// Expands inside the `impl` block; the layer's field for the wrapped service is `inner`.
+macro_rules! tool_result_service {
+    () => {
+        type Response = $crate::contract::ToolResult;
+        type Error = $crate::contract::ToolError;
+        type Future = ::futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+        fn poll_ready(
+            &mut self,
+            cx: &mut ::std::task::Context<'_>,
+        ) -> ::std::task::Poll<Result<(), Self::Error>> {
+            self.inner.poll_ready(cx)
+        }
+    };
+}
+pub(crate) use tool_result_service;
+
 /// Gives a layer the call context of its request, whatever the request's shape.
 pub trait CallCx {
     fn cx(&self) -> &ToolCx;

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use strata_services::file_time::{FileTime, hash_bytes};
+use strata_services::file_time::FileTime;
 use strata_services::fs::{FileKind, FsUtil, Metadata, to_slash};
 use strata_services::instance::InstanceInfo;
 use strata_services::instructions::Instructions;
@@ -16,6 +16,7 @@ use strata_services::lsp::Lsp;
 use super::page::{DEFAULT_LIMIT, LineSplitter, MAX_BYTES, Next, Pager};
 use super::{instructions, natural, sniff};
 use crate::common::external::{self, Kind};
+use crate::common::filewrite::record_seen;
 use crate::contract::{Ask, Attachment, Effects, Tool, ToolCx, ToolError, ToolResult};
 
 const SAMPLE_BYTES: usize = 4096;
@@ -233,13 +234,7 @@ impl Read {
             )));
         }
         let bytes = self.fs.read(path, MAX_ATTACHMENT_BYTES).await?;
-        self.file_time.record_read(
-            &cx.session_id,
-            path,
-            meta.mtime,
-            meta.len,
-            Some(hash_bytes(&bytes)),
-        );
+        record_seen(&self.file_time, cx, path, meta, &bytes);
         let what = if mime == "application/pdf" {
             "PDF"
         } else {

@@ -8,8 +8,7 @@ use strata_services::fs::FileKind;
 
 use crate::common::bom::{split_bom, with_bom};
 use crate::common::diagnostics::MAX_OTHER_FILES;
-use crate::common::external::{self, Kind};
-use crate::common::filewrite::{Writer, WriterDeps};
+use crate::common::filewrite::{Target, Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::unified_diff;
 
@@ -52,12 +51,12 @@ impl Tool for Write {
                 "`filePath` is missing or empty. Give the path of the file to write.",
             ));
         }
-        let path = self.w.info.resolve(&p.file_path);
-        let title = self.w.info.relative(&path);
-        external::check(&cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
-        let real = self.w.fs.resolve_real(&path).await;
-        let _lock = self.w.file_time.lock(&real).await;
-        let stat = self.w.fs.stat(&path).await?;
+        let Target {
+            path,
+            title,
+            stat,
+            lock: _lock,
+        } = self.w.open(&cx, &p.file_path).await?;
         let exists = stat.is_some();
         if stat.as_ref().is_some_and(|m| m.kind == FileKind::Dir) {
             return Err(ToolError::model(format!(

@@ -81,15 +81,12 @@ fn str_of(v: Option<&Value>, k: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Handles one event of the stream.
+/// Handles one event of the stream (the driver skips events with blank data).
 pub(super) fn decode(
     ev: SseEvent,
     state: &mut DecodeState,
     out: &mut Vec<StreamEvent>,
 ) -> Result<(), ProviderError> {
-    if ev.data.trim().is_empty() {
-        return Ok(());
-    }
     let data: Value = serde_json::from_str(&ev.data).map_err(|e| ProviderError::Decode {
         url: state.url.clone(),
         detail: format!(

@@ -10,11 +10,9 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use super::http::key_header;
-use super::sse::SseEvent;
-use super::stream_state::DecodeState;
 use super::streaming::StreamingProvider;
-use super::wire::Wire;
-use super::{ChatMessage, ChatRequest, Media, ProviderError, ReasoningBlock, StreamEvent};
+use super::wire::{BodyFn, DecodeFn, Wire};
+use super::{ChatMessage, ChatRequest, Media, ProviderError, ReasoningBlock};
 
 /// The API version header value this implementation speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -33,6 +31,8 @@ pub type Anthropic = StreamingProvider<AnthropicWire>;
 impl Wire for AnthropicWire {
     const NAME: &'static str = "anthropic";
     const PATH: &'static str = "/v1/messages";
+    const BODY: BodyFn = request_body;
+    const DECODE: DecodeFn = decode::decode;
 
     fn base_url(trimmed: &str) -> String {
         trimmed.strip_suffix("/v1").unwrap_or(trimmed).to_string()
@@ -48,18 +48,6 @@ impl Wire for AnthropicWire {
             headers.insert("x-api-key", key_header(key, "ANTHROPIC_API_KEY")?);
         }
         Ok(headers)
-    }
-
-    fn body(req: &ChatRequest) -> Value {
-        request_body(req)
-    }
-
-    fn decode(
-        ev: SseEvent,
-        state: &mut DecodeState,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), ProviderError> {
-        decode::decode(ev, state, out)
     }
 }
 

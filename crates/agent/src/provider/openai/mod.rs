@@ -6,17 +6,11 @@ mod cache;
 mod decode;
 mod usage;
 
-use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
-use super::http::bearer_headers;
-use super::sse::SseEvent;
-use super::stream_state::DecodeState;
 use super::streaming::StreamingProvider;
-use super::wire::Wire;
-use super::{
-    ChatMessage, ChatRequest, Media, ProviderError, ReasoningBlock, StreamEvent, ToolCall,
-};
+use super::wire::{BodyFn, DecodeFn, Wire};
+use super::{ChatMessage, ChatRequest, Media, ReasoningBlock, ToolCall};
 
 /// The chat-completions protocol: the key as a bearer token, `/chat/completions` after the
 /// base URL.
@@ -30,22 +24,8 @@ pub type OpenAiCompatible = StreamingProvider<OpenAiWire>;
 impl Wire for OpenAiWire {
     const NAME: &'static str = "openai";
     const PATH: &'static str = "/chat/completions";
-
-    fn headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
-        bearer_headers(api_key)
-    }
-
-    fn body(req: &ChatRequest) -> Value {
-        request_body(req)
-    }
-
-    fn decode(
-        ev: SseEvent,
-        state: &mut DecodeState,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), ProviderError> {
-        decode::decode(ev, state, out)
-    }
+    const BODY: BodyFn = request_body;
+    const DECODE: DecodeFn = decode::decode;
 }
 
 /// The JSON body of a streamed chat-completions request.
@@ -202,6 +182,7 @@ fn flush_attached(attached: &mut Vec<(&str, &Media)>, messages: &mut Vec<Value>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::fixtures::{media, read_result};
     use crate::provider::{Provider, ToolCall, ToolSpec};
 
     #[test]
@@ -295,18 +276,7 @@ mod tests {
             arguments: "{}".into(),
             meta: None,
         };
-        let media = |mime: &str, name: &str| Media {
-            mime: mime.into(),
-            url: format!("data:{mime};base64,QUJD"),
-            filename: Some(name.into()),
-        };
-        let result = |id: &str, media: Vec<Media>| ChatMessage::ToolResult {
-            call_id: id.into(),
-            name: "read".into(),
-            output: "read".into(),
-            is_error: false,
-            media,
-        };
+        let result = |id: &str, media: Vec<Media>| read_result(id, false, media);
         let req = ChatRequest {
             model: "m".into(),
             system: String::new(),

@@ -18,16 +18,13 @@ use crate::provider::{
     DecodeState, FinishReason, ProviderError, ReasoningItem, StreamEvent, Usage,
 };
 
-/// Handles one event of the stream.
+/// Handles one event of the stream (the driver skips events with blank data).
 pub(super) fn decode(
     ev: SseEvent,
     state: &mut DecodeState,
     out: &mut Vec<StreamEvent>,
 ) -> Result<(), ProviderError> {
     let data = ev.data.trim();
-    if data.is_empty() {
-        return Ok(());
-    }
     let event: Value = serde_json::from_str(data).map_err(|e| {
         let preview: String = data.chars().take(200).collect();
         state.decode_error(format!("an event is not JSON ({e}): {preview}"))

@@ -110,21 +110,11 @@ fn flush_attached(attached: &mut Vec<(&str, &Media)>, items: &mut Vec<Value>) {
 mod tests {
     use super::*;
     use crate::provider::ReasoningItem;
+    use crate::provider::fixtures::{media, read_result};
 
     #[test]
     fn files_follow_the_last_output_of_the_turn_and_odd_types_are_named() {
-        let media = |mime: &str, name: &str| Media {
-            mime: mime.into(),
-            url: format!("data:{mime};base64,QUJD"),
-            filename: Some(name.into()),
-        };
-        let result = |id: &str, media: Vec<Media>| ChatMessage::ToolResult {
-            call_id: id.into(),
-            name: "read".into(),
-            output: "read".into(),
-            is_error: true,
-            media,
-        };
+        let result = |id: &str, media: Vec<Media>| read_result(id, true, media);
         let got = items(&[
             result("c1", vec![media("application/pdf", "b.pdf")]),
             result("c2", vec![media("audio/wav", "c.wav")]),

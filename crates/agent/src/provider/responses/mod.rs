@@ -11,15 +11,11 @@ mod corpus_tests;
 #[cfg(test)]
 mod decode_tests;
 
-use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
-use super::http::bearer_headers;
-use super::sse::SseEvent;
-use super::stream_state::DecodeState;
+use super::ChatRequest;
 use super::streaming::StreamingProvider;
-use super::wire::Wire;
-use super::{ChatRequest, ProviderError, StreamEvent};
+use super::wire::{BodyFn, DecodeFn, Wire};
 
 /// The Responses protocol: the key as a bearer token, `/responses` after the base URL.
 #[derive(Debug, Clone, Copy)]
@@ -32,22 +28,8 @@ pub type OpenAiResponses = StreamingProvider<ResponsesWire>;
 impl Wire for ResponsesWire {
     const NAME: &'static str = "openai";
     const PATH: &'static str = "/responses";
-
-    fn headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
-        bearer_headers(api_key)
-    }
-
-    fn body(req: &ChatRequest) -> Value {
-        request_body(req)
-    }
-
-    fn decode(
-        ev: SseEvent,
-        state: &mut DecodeState,
-        out: &mut Vec<StreamEvent>,
-    ) -> Result<(), ProviderError> {
-        decode::decode(ev, state, out)
-    }
+    const BODY: BodyFn = request_body;
+    const DECODE: DecodeFn = decode::decode;
 }
 
 /// The JSON body of a streamed Responses request.

@@ -1,7 +1,5 @@
 use std::path::Path;
-use std::task::{Context, Poll};
 
-use futures::future::BoxFuture;
 use strata_services::diff_budget::DiffBudget;
 use strata_services::fs::FsUtil;
 use strata_services::fs::journal::{Before, Journal};
@@ -30,13 +28,7 @@ where
     S::Future: Send + 'static,
     R: CallCx,
 {
-    type Response = ToolResult;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<ToolResult, ToolError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
+    crate::layers::tool_result_service!();
 
     fn call(&mut self, req: R) -> Self::Future {
         let session = req.cx().session_id.clone();

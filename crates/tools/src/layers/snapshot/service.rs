@@ -1,7 +1,5 @@
 use std::path::PathBuf;
-use std::task::{Context, Poll};
 
-use futures::future::BoxFuture;
 use strata_services::snapshot::Snapshots;
 use tower_service::Service;
 
@@ -34,13 +32,7 @@ where
     S::Future: Send + 'static,
     R: CallCx + Send + 'static,
 {
-    type Response = ToolResult;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<ToolResult, ToolError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
+    crate::layers::tool_result_service!();
 
     fn call(&mut self, req: R) -> Self::Future {
         let marker = self

@@ -1,6 +1,3 @@
-use std::task::{Context, Poll};
-
-use futures::future::BoxFuture;
 use serde_json::Value;
 use strata_services::truncate::{Direction, Truncate, TruncateOptions};
 use tower_service::Service;
@@ -39,13 +36,7 @@ where
     S::Future: Send + 'static,
     R: CallCx,
 {
-    type Response = ToolResult;
-    type Error = ToolError;
-    type Future = BoxFuture<'static, Result<ToolResult, ToolError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ToolError>> {
-        self.inner.poll_ready(cx)
-    }
+    crate::layers::tool_result_service!();
 
     fn call(&mut self, req: R) -> Self::Future {
         let opts = TruncateOptions {
