@@ -57,18 +57,12 @@ pub(super) fn servers(root: &Map<String, Value>) -> Result<Vec<McpServer>, Field
 
 /// `mcp_trust`: the names of servers whose `readOnlyHint` is believed.
 pub(super) fn trust(root: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
-    match get(root, "mcp_trust") {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| match v {
-                Value::String(s) => Ok(s.clone()),
-                v => Err(wrong(&format!("mcp_trust[{i}]"), "a server name", v)),
-            })
-            .collect(),
-        Some(v) => Err(wrong("mcp_trust", "an array of server names", v)),
-    }
+    super::fields::strings(
+        get(root, "mcp_trust"),
+        "mcp_trust",
+        "a server name",
+        "an array of server names",
+    )
 }
 
 fn server(name: &str, value: &Value) -> Result<McpServer, FieldError> {
