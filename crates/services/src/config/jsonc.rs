@@ -6,7 +6,7 @@
 /// Replaces comments and trailing commas with spaces (newlines inside block comments are kept).
 /// Text inside strings is left alone, escaped quotes included. An unterminated block comment
 /// is blanked to the end, which the JSON parser then reports.
-pub(super) fn strip(text: &str) -> String {
+pub fn strip(text: &str) -> String {
     let mut bytes = text.as_bytes().to_vec();
     blank_comments(&mut bytes);
     blank_trailing_commas(&mut bytes);

@@ -37,6 +37,9 @@ mod subst;
 pub mod websearch;
 
 pub use discovery::{OPENCODE_CONFIG, OPENCODE_CONFIG_CONTENT, Source};
+/// JSONC to JSON (comments and trailing commas blanked, positions kept), for callers that read
+/// config text themselves (the fuzz target).
+pub use jsonc::strip as strip_jsonc;
 pub use mcp::{DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, McpServer, McpTransport};
 pub use redact::{HIDDEN, redact_secrets};
 

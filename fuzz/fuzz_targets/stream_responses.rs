@@ -1,0 +1,11 @@
+//! The responses stream decoder and call assembler, fed whole SSE bodies (see `streams::check`).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use strata_agent::provider::ResponsesWire;
+use strata_fuzz::{split_point, streams};
+
+fuzz_target!(|data: &[u8]| {
+    let (cut, body) = split_point(data);
+    streams::check::<ResponsesWire>(body, cut);
+});
