@@ -8,7 +8,8 @@ use super::common::{Project, Run, finish};
 use super::e2e_run_support::{MODEL, command, json_lines, types};
 use super::e2e_serve_support::serve;
 
-const ASK: &str = r#"{"permission": {"bash": "ask"}}"#;
+// The sandbox would allow an asked bash command without a prompt; these tests need the ask.
+const ASK: &str = r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}"#;
 
 fn echo_turns() -> ModelServer {
     ModelServer::start(vec![
