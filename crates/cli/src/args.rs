@@ -22,7 +22,7 @@ pub(crate) struct Cli {
     pub session: Option<String>,
     /// Sandbox for the commands the model runs: workspace-write, read-only or off (default:
     /// the config's `sandbox.mode`, else workspace-write).
-    #[arg(long, value_name = "MODE", value_parser = crate::cmd::SANDBOX_MODES)]
+    #[arg(long, value_name = "MODE", value_parser = SANDBOX_MODES)]
     pub sandbox: Option<String>,
 }
 
@@ -45,9 +45,9 @@ pub(crate) enum Command {
     /// Strata uses as a client.
     Mcp(McpArgs),
     /// The terminal UI on a running `strata serve`.
-    Attach(crate::cmd::tui::AttachArgs),
+    Attach(AttachArgs),
     /// Serve the HTTP + SSE API (opencode's clients can attach to it).
-    Serve(crate::cmd::serve::ServeArgs),
+    Serve(ServeArgs),
     /// API keys for model providers, kept in the data directory.
     Auth {
         #[command(subcommand)]
@@ -103,7 +103,7 @@ pub(crate) struct RunArgs {
     pub attach: Option<String>,
     /// Sandbox for the commands the model runs: workspace-write, read-only or off (default:
     /// the config's `sandbox.mode`, else workspace-write).
-    #[arg(long, value_name = "MODE", value_parser = crate::cmd::SANDBOX_MODES)]
+    #[arg(long, value_name = "MODE", value_parser = SANDBOX_MODES)]
     pub sandbox: Option<String>,
     /// The message.
     #[arg(required = true)]
@@ -255,7 +255,7 @@ pub(crate) enum DebugCommand {
     Sandbox {
         #[arg(long)]
         dir: Option<PathBuf>,
-        #[arg(long, value_name = "MODE", value_parser = crate::cmd::SANDBOX_MODES)]
+        #[arg(long, value_name = "MODE", value_parser = SANDBOX_MODES)]
         sandbox: Option<String>,
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -267,4 +267,46 @@ pub(crate) enum DebugCommand {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+}
+
+/// The values `--sandbox` takes.
+pub(crate) const SANDBOX_MODES: [&str; 3] = ["workspace-write", "read-only", "off"];
+
+/// `strata attach URL`: the TUI on a running server.
+#[derive(clap::Args, Debug)]
+pub(crate) struct AttachArgs {
+    /// The server, e.g. `http://127.0.0.1:4096`.
+    pub url: String,
+    /// The server's password (default: STRATA_SERVER_PASSWORD, then OPENCODE_SERVER_PASSWORD).
+    #[arg(long)]
+    pub password: Option<String>,
+    /// The project on the server (a path on the server's machine).
+    #[arg(long)]
+    pub dir: Option<String>,
+    /// Open this session.
+    #[arg(long)]
+    pub session: Option<String>,
+}
+
+/// `strata serve`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct ServeArgs {
+    /// Port to listen on; 0 tries 4096 first, then any free port.
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub hostname: String,
+    /// The project used when a request names none (default: the current directory).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Browser origins allowed besides localhost ones.
+    #[arg(long, num_args = 1..)]
+    pub cors: Vec<String>,
+    /// Listen on a non-loopback address without a password anyway.
+    #[arg(long = "i-know-it-is-public")]
+    pub public: bool,
+    /// Sandbox for the commands the model runs: workspace-write, read-only or off.
+    #[arg(long, value_name = "MODE", value_parser = SANDBOX_MODES)]
+    pub sandbox: Option<String>,
 }

@@ -8,7 +8,7 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use futures::StreamExt;
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::HeaderMap;
 use tokio_util::sync::CancellationToken;
 
 use super::EventStream;
@@ -34,28 +34,6 @@ pub fn build_client(url_for_errors: &str) -> Result<reqwest::Client, ProviderErr
             url: url_for_errors.to_string(),
             detail: format!("could not build the HTTP client: {e}"),
         })
-}
-
-/// An API key as a header value; a key with characters headers cannot carry is a config error
-/// naming the variable it came from.
-pub(crate) fn key_header(value: &str, env: &str) -> Result<HeaderValue, ProviderError> {
-    HeaderValue::from_str(value).map_err(|_| ProviderError::Config {
-        model: String::new(),
-        detail: format!(
-            "the API key contains characters not allowed in an HTTP header; check {env}"
-        ),
-    })
-}
-
-/// The headers of OpenAI's APIs (chat completions and Responses): the key, when there is one,
-/// as a bearer token.
-pub(crate) fn bearer_headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
-    let mut headers = HeaderMap::new();
-    if let Some(key) = api_key {
-        let value = key_header(&format!("Bearer {key}"), "OPENAI_API_KEY")?;
-        headers.insert(reqwest::header::AUTHORIZATION, value);
-    }
-    Ok(headers)
 }
 
 /// The wait a rate-limited or overloaded server asks for: `retry-after-ms` (milliseconds, as
@@ -286,6 +264,7 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 
 #[cfg(test)]
 mod tests {
+    use reqwest::header::HeaderValue;
 
     use super::*;
 
@@ -340,19 +319,5 @@ mod tests {
             "retry-after wins"
         );
         assert_eq!(wait(&[("x-ratelimit-reset-tokens", "soon")]), None);
-    }
-
-    #[test]
-    fn a_key_headers_cannot_carry_names_its_variable() {
-        assert_eq!(key_header("sk-1", "X_KEY").unwrap(), "sk-1");
-        let err = key_header("sk-1\nsecret", "OPENAI_API_KEY").unwrap_err();
-        assert!(
-            matches!(&err, ProviderError::Config { detail, .. } if detail.contains("OPENAI_API_KEY")),
-            "{err}"
-        );
-        assert!(
-            !err.to_string().contains("secret"),
-            "the key itself is not shown: {err}"
-        );
     }
 }

@@ -3,10 +3,9 @@
 //! provider both depend on it, not on each other; only its default headers come from the HTTP
 //! helpers.
 
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
-use super::http::bearer_headers;
 use super::sse::SseEvent;
 use super::stream_state::DecodeState;
 use super::{ChatRequest, ProviderError, StreamEvent};
@@ -52,5 +51,46 @@ pub trait Wire: Send + Sync + 'static {
             return Ok(());
         }
         (Self::DECODE)(ev, state, out)
+    }
+}
+
+/// The headers of OpenAI's APIs (chat completions and Responses): the key, when there is one,
+/// as a bearer token.
+pub(crate) fn bearer_headers(api_key: Option<&str>) -> Result<HeaderMap, ProviderError> {
+    let mut headers = HeaderMap::new();
+    if let Some(key) = api_key {
+        let value = key_header(&format!("Bearer {key}"), "OPENAI_API_KEY")?;
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
+    Ok(headers)
+}
+
+/// An API key as a header value; a key with characters headers cannot carry is a config error
+/// naming the variable it came from.
+pub(crate) fn key_header(value: &str, env: &str) -> Result<HeaderValue, ProviderError> {
+    HeaderValue::from_str(value).map_err(|_| ProviderError::Config {
+        model: String::new(),
+        detail: format!(
+            "the API key contains characters not allowed in an HTTP header; check {env}"
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_headers_cannot_carry_names_its_variable() {
+        assert_eq!(key_header("sk-1", "X_KEY").unwrap(), "sk-1");
+        let err = key_header("sk-1\nsecret", "OPENAI_API_KEY").unwrap_err();
+        assert!(
+            matches!(&err, ProviderError::Config { detail, .. } if detail.contains("OPENAI_API_KEY")),
+            "{err}"
+        );
+        assert!(
+            !err.to_string().contains("secret"),
+            "the key itself is not shown: {err}"
+        );
     }
 }

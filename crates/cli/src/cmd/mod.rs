@@ -24,9 +24,6 @@ pub(crate) mod tui;
 
 use crate::args::{Cli, Command, DebugCommand};
 
-/// The values `--sandbox` takes.
-pub(crate) const SANDBOX_MODES: [&str; 3] = ["workspace-write", "read-only", "off"];
-
 pub(crate) async fn dispatch(cli: Cli) -> u8 {
     let Some(command) = cli.command else {
         return tui::local(cli.dir, cli.session, cli.sandbox).await;

@@ -10,29 +10,7 @@ use strata_server::{CoreOptions, ServerCore};
 
 use super::instance::project_dir;
 
-#[derive(clap::Args, Debug)]
-pub(crate) struct ServeArgs {
-    /// Port to listen on; 0 tries 4096 first, then any free port.
-    #[arg(long, default_value_t = 0)]
-    pub port: u16,
-    /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1")]
-    pub hostname: String,
-    /// The project used when a request names none (default: the current directory).
-    #[arg(long)]
-    pub dir: Option<PathBuf>,
-    /// Browser origins allowed besides localhost ones.
-    #[arg(long, num_args = 1..)]
-    pub cors: Vec<String>,
-    /// Listen on a non-loopback address without a password anyway.
-    #[arg(long = "i-know-it-is-public")]
-    pub public: bool,
-    /// Sandbox for the commands the model runs: workspace-write, read-only or off.
-    #[arg(long, value_name = "MODE", value_parser = super::SANDBOX_MODES)]
-    pub sandbox: Option<String>,
-}
-
-pub(crate) async fn serve(args: ServeArgs) -> u8 {
+pub(crate) async fn serve(args: crate::args::ServeArgs) -> u8 {
     let dir = match project_dir(args.dir) {
         Ok(d) => d,
         Err(e) => {

@@ -13,23 +13,8 @@ use strata_server::{CoreOptions, Local, ServerCore};
 use super::instance::project_dir;
 use super::local_client::LocalClient;
 
-#[derive(clap::Args, Debug)]
-pub(crate) struct AttachArgs {
-    /// The server, e.g. `http://127.0.0.1:4096`.
-    pub url: String,
-    /// The server's password (default: STRATA_SERVER_PASSWORD, then OPENCODE_SERVER_PASSWORD).
-    #[arg(long)]
-    pub password: Option<String>,
-    /// The project on the server (a path on the server's machine).
-    #[arg(long)]
-    pub dir: Option<String>,
-    /// Open this session.
-    #[arg(long)]
-    pub session: Option<String>,
-}
-
 /// `strata attach URL`.
-pub(crate) async fn attach(args: AttachArgs) -> u8 {
+pub(crate) async fn attach(args: crate::args::AttachArgs) -> u8 {
     let opts = strata_tui::run::RunOptions {
         session: args.session,
         trace: None,

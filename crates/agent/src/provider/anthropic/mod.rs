@@ -9,8 +9,8 @@ mod decode;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
-use super::http::key_header;
 use super::streaming::StreamingProvider;
+use super::wire::key_header;
 use super::wire::{BodyFn, DecodeFn, Wire};
 use super::{ChatMessage, ChatRequest, Media, ProviderError, ReasoningBlock};
 
