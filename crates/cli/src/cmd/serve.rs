@@ -2,7 +2,6 @@
 //! warns when no password is set, and stops on Ctrl-C or SIGTERM.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use strata_server::http::{AuthConfig, HttpOptions};
 use strata_server::serve::{bind, serve as run_server};
