@@ -71,6 +71,35 @@ pub fn settings(
     let pick = |read: fn(&Value) -> Option<Value>| sources.iter().flatten().find_map(|s| read(s));
     let no_cache = pick(|s| s.get("cache").cloned()) == Some(Value::Bool(false));
 
+    let mut reasoning = requested_reasoning(anthropic, &pick, variant, variant_entry.is_none());
+    // A model the catalogue says does not reason rejects these settings, unless the config
+    // set them for this very model.
+    let explicit = variant_entry.is_some() || model_entry.and_then(|m| m.get("options")).is_some();
+    if !explicit && info.as_ref().is_some_and(|m| !m.reasoning) {
+        reasoning = Reasoning::default();
+    }
+    let max_tokens = anthropic.then(|| max_tokens(info.as_ref(), &reasoning));
+    Ok(ModelSettings {
+        info,
+        max_tokens,
+        reasoning,
+        no_cache,
+    })
+}
+
+/// Reads the first of the config's sources (variant, model options, provider options) that has a
+/// setting.
+type Pick<'a> = dyn Fn(fn(&Value) -> Option<Value>) -> Option<Value> + 'a;
+
+/// The reasoning the config or a built-in variant asks for: a thinking budget on Anthropic's
+/// wire, an effort elsewhere. `unnamed`: the variant is a built-in one, not one the config
+/// names.
+fn requested_reasoning(
+    anthropic: bool,
+    pick: &Pick<'_>,
+    variant: Option<&str>,
+    unnamed: bool,
+) -> Reasoning {
     let mut reasoning = Reasoning::default();
     if anthropic {
         let configured = pick(|s| {
@@ -81,7 +110,7 @@ pub fn settings(
         });
         let budget = match (configured.and_then(|v| v.as_u64()), variant) {
             (Some(n), _) => Some(n),
-            (None, Some(v)) if variant_entry.is_none() => Some(match v {
+            (None, Some(v)) if unnamed => Some(match v {
                 "minimal" => 1024,
                 "low" => 4000,
                 "medium" => 10_000,
@@ -102,34 +131,24 @@ pub fn settings(
             .and_then(|v| v.as_str().map(str::to_string))
             .or_else(|| {
                 variant
-                    .filter(|_| variant_entry.is_none())
+                    .filter(|_| unnamed)
                     .map(|v| if v == "max" { "high" } else { v }.to_string())
             });
     }
-    // A model the catalogue says does not reason rejects these settings, unless the config
-    // set them for this very model.
-    let explicit = variant_entry.is_some() || model_entry.and_then(|m| m.get("options")).is_some();
-    if !explicit && info.as_ref().is_some_and(|m| !m.reasoning) {
-        reasoning = Reasoning::default();
+    reasoning
+}
+
+/// Anthropic's `max_tokens`: the model's output limit, raised past a thinking budget that
+/// would leave no room for the answer.
+fn max_tokens(info: Option<&ModelInfo>, reasoning: &Reasoning) -> u32 {
+    let limit = info
+        .map(|m| m.output)
+        .filter(|n| *n > 0)
+        .map_or(DEFAULT_MAX_TOKENS, |n| u32::try_from(n).unwrap_or(u32::MAX));
+    match reasoning.budget_tokens {
+        Some(budget) if limit <= budget => budget.saturating_add(DEFAULT_MAX_TOKENS),
+        _ => limit,
     }
-    let max_tokens = anthropic.then(|| {
-        let limit = info
-            .as_ref()
-            .map(|m| m.output)
-            .filter(|n| *n > 0)
-            .map_or(DEFAULT_MAX_TOKENS, |n| u32::try_from(n).unwrap_or(u32::MAX));
-        // The thinking budget must leave room for the answer.
-        match reasoning.budget_tokens {
-            Some(budget) if limit <= budget => budget.saturating_add(DEFAULT_MAX_TOKENS),
-            _ => limit,
-        }
-    });
-    Ok(ModelSettings {
-        info,
-        max_tokens,
-        reasoning,
-        no_cache,
-    })
 }
 
 #[cfg(test)]

@@ -3,8 +3,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, json};
+use std::path::Path;
 use strata_services::bus::WatchKind;
-use strata_services::fs::FileKind;
+
+use strata_services::fs::{FileKind, Metadata};
 
 use super::replace::{detect_crlf, normalize_to, replace};
 use crate::common::bom::{BOM, split_bom, with_bom};
@@ -67,43 +69,7 @@ impl Tool for Edit {
             lock: _lock,
         } = self.w.open(&cx, &p.file_path).await?;
 
-        let (before, after, kind) = if p.old_string.is_empty() {
-            if stat.is_some() {
-                return Err(ToolError::model(format!(
-                    "{} already exists. An empty `oldString` only creates new files: name the \
-                     text to change in this file, or call `write` to replace it entirely.",
-                    path.display()
-                )));
-            }
-            (String::new(), p.new_string.clone(), WatchKind::Add)
-        } else {
-            match stat {
-                None => {
-                    return Err(ToolError::model(format!(
-                        "The file {} does not exist. Check the path, or create the file with an \
-                         empty `oldString`.",
-                        path.display()
-                    )));
-                }
-                Some(m) if m.kind == FileKind::Dir => {
-                    return Err(ToolError::model(format!(
-                        "{} is a directory; `edit` works on files.",
-                        path.display()
-                    )));
-                }
-                Some(_) => {}
-            }
-            self.w.check_fresh(&cx, &path).await?;
-            let text = self.w.read_text(&path).await?;
-            let (had_bom, body) = split_bom(&text);
-            let crlf = detect_crlf(body);
-            let old = normalize_to(&p.old_string, crlf);
-            let new = normalize_to(&p.new_string, crlf);
-            let (new_bom, new) = split_bom(&new);
-            let next = replace(body, &old, new, p.replace_all.unwrap_or(false))
-                .map_err(|e| ToolError::model(format!("{e} (file: {})", path.display())))?;
-            (text, with_bom(had_bom || new_bom, &next), WatchKind::Change)
-        };
+        let (before, after, kind) = self.contents(&cx, &p, &path, stat).await?;
 
         let shown_path = path.to_string_lossy().into_owned();
         let diff = unified_diff(&shown_path, &before, &after);
@@ -140,5 +106,54 @@ impl Tool for Edit {
             .meta("diagnostics", report.metadata())
             .meta("diff", diff)
             .meta("filediff", filediff))
+    }
+}
+
+impl Edit {
+    /// The file's text before and after the replacement, checked against what is on disk: an
+    /// empty `oldString` creates a new file, any other changes an existing one.
+    async fn contents(
+        &self,
+        cx: &ToolCx,
+        p: &EditParams,
+        path: &Path,
+        stat: Option<Metadata>,
+    ) -> Result<(String, String, WatchKind), ToolError> {
+        if p.old_string.is_empty() {
+            if stat.is_some() {
+                return Err(ToolError::model(format!(
+                    "{} already exists. An empty `oldString` only creates new files: name the \
+                     text to change in this file, or call `write` to replace it entirely.",
+                    path.display()
+                )));
+            }
+            return Ok((String::new(), p.new_string.clone(), WatchKind::Add));
+        }
+        match stat {
+            None => {
+                return Err(ToolError::model(format!(
+                    "The file {} does not exist. Check the path, or create the file with an \
+                     empty `oldString`.",
+                    path.display()
+                )));
+            }
+            Some(m) if m.kind == FileKind::Dir => {
+                return Err(ToolError::model(format!(
+                    "{} is a directory; `edit` works on files.",
+                    path.display()
+                )));
+            }
+            Some(_) => {}
+        }
+        self.w.check_fresh(cx, path).await?;
+        let text = self.w.read_text(path).await?;
+        let (had_bom, body) = split_bom(&text);
+        let crlf = detect_crlf(body);
+        let old = normalize_to(&p.old_string, crlf);
+        let new = normalize_to(&p.new_string, crlf);
+        let (new_bom, new) = split_bom(&new);
+        let next = replace(body, &old, new, p.replace_all.unwrap_or(false))
+            .map_err(|e| ToolError::model(format!("{e} (file: {})", path.display())))?;
+        Ok((text, with_bom(had_bom || new_bom, &next), WatchKind::Change))
     }
 }
