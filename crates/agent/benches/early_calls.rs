@@ -29,7 +29,7 @@ fn main() {
 /// and a 500 ms `webfetch`, a `read` and a `bash` (not concurrency-safe, so it runs alone
 /// after the others). Prints the median wall time of the run of each.
 async fn bench_early_calls() {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let env_ms = |name: &str, default: u64| {
         std::env::var(name)
             .ok()
@@ -85,35 +85,7 @@ async fn bench_early_calls() {
         for early in [false, true] {
             let mut times = Vec::new();
             for _ in 0..runs {
-                let t = TestInstance::builder()
-                    .file("a.txt", "alpha\n")
-                    .file("b.txt", "beta\n")
-                    .file("c.txt", "gamma\n")
-                    .config(
-                        serde_json::json!({"permission": {"webfetch": "allow", "bash": "allow"}}),
-                    )
-                    .build()
-                    .await;
-                let server = ModelServer::start(vec![
-                    Turn::Paced {
-                        calls: calls.clone(),
-                        pause: Pause::For(gap),
-                    },
-                    Turn::text("done"),
-                ]);
-                let opts = strata_agent::session::RunOptions {
-                    early_calls: early,
-                    ..options()
-                };
-                let runner = runner(&t, &server, MODEL, opts);
-                let start = Instant::now();
-                let ran = run(&t, &runner, "go").await;
-                times.push(start.elapsed());
-                assert_eq!(ran.report.outcome, RunOutcome::Completed);
-                for p in tool_parts(&store(&t), &ran.session_id) {
-                    assert_eq!(p["state"]["status"], "completed", "{p}");
-                }
-                t.dispose().await;
+                times.push(timed_run(&calls, gap, early).await);
             }
             times.sort();
             let mode = if early {
@@ -130,4 +102,41 @@ async fn bench_early_calls() {
             );
         }
     }
+}
+
+/// One run of a step with `calls` paced `gap` apart, calls started early or not: its wall time.
+async fn timed_run(
+    calls: &[strata_testkit::model_server::ScriptedCall],
+    gap: std::time::Duration,
+    early: bool,
+) -> std::time::Duration {
+    use std::time::Instant;
+    let t = TestInstance::builder()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .file("c.txt", "gamma\n")
+        .config(serde_json::json!({"permission": {"webfetch": "allow", "bash": "allow"}}))
+        .build()
+        .await;
+    let server = ModelServer::start(vec![
+        Turn::Paced {
+            calls: calls.to_vec(),
+            pause: Pause::For(gap),
+        },
+        Turn::text("done"),
+    ]);
+    let opts = strata_agent::session::RunOptions {
+        early_calls: early,
+        ..options()
+    };
+    let runner = runner(&t, &server, MODEL, opts);
+    let start = Instant::now();
+    let ran = run(&t, &runner, "go").await;
+    let elapsed = start.elapsed();
+    assert_eq!(ran.report.outcome, RunOutcome::Completed);
+    for p in tool_parts(&store(&t), &ran.session_id) {
+        assert_eq!(p["state"]["status"], "completed", "{p}");
+    }
+    t.dispose().await;
+    elapsed
 }

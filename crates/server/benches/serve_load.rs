@@ -181,75 +181,7 @@ async fn bench_serve_load() {
     );
     let mut rows: Vec<[f64; 6]> = Vec::new();
     for run_no in 1..=runs {
-        let root = tempfile::Builder::new()
-            .prefix("strata-load-")
-            .tempdir()
-            .unwrap();
-        let project = root.path().join("project");
-        std::fs::create_dir_all(&project).unwrap();
-        let project = std::fs::canonicalize(&project).unwrap();
-        std::fs::write(project.join("a.txt"), "hello\n").unwrap();
-        std::fs::write(project.join("b.txt"), "world\n").unwrap();
-        let model = ModelServer::start(vec![]);
-        let asked = load_drive::script(&model);
-        let (server, url) = start(&kind, root.path(), &project, &model);
-        let target = Target {
-            url,
-            dir: project.to_string_lossy().into_owned(),
-            model: match kind.as_str() {
-                "opencode" => ("mock".into(), "mock".into()),
-                _ => ("openai".into(), "scripted-model".into()),
-            },
-        };
-        let run = load_drive::run(&target, sessions, clients, Duration::from_secs(600)).await;
-        let (rss, children_rss) = peak_rss(server.0.id());
-        let (server_cpu, driver_cpu) =
-            (cpu_seconds(&server.0.id().to_string()), cpu_seconds("self"));
-        let consistent = load_drive::same_everywhere(&run);
-        let complete = load_drive::check_sessions(&target, &run).await;
-        let Figures {
-            turns_per_second,
-            wall,
-            mut step,
-            mut answer,
-            mut spread,
-            items,
-        } = load_drive::figures(&run, &model.ends(), &asked.lock().unwrap());
-        let row = [
-            turns_per_second,
-            ms(percentile(&mut step, 50.0)),
-            ms(percentile(&mut step, 99.0)),
-            ms(percentile(&mut answer, 50.0)),
-            ms(percentile(&mut answer, 99.0)),
-            rss as f64 / 1024.0,
-        ];
-        println!(
-            "bench: {kind} run {run_no}: {sessions} turns in {:.2} s = {:.1} turns/s | step end -> \
-             step-finish at client p50 {:.1} ms p99 {:.1} ms ({} samples) | answer step p50 {:.1} \
-             ms p99 {:.1} ms | fan-out spread p50 {:.2} ms p99 {:.2} ms | peak RSS {:.1} MiB \
-             (+ children {:.1} MiB) | CPU server {server_cpu:.2} s, driver and model {:.2} s (cumulative) | {items} items per client | same at every client: {} | \
-             sessions complete: {}",
-            wall.as_secs_f64(),
-            row[0],
-            row[1],
-            row[2],
-            step.len(),
-            row[3],
-            row[4],
-            ms(percentile(&mut spread, 50.0)),
-            ms(percentile(&mut spread, 99.0)),
-            row[5],
-            children_rss as f64 / 1024.0,
-            driver_cpu,
-            consistent
-                .as_ref()
-                .map_or_else(|e| format!("NO: {e}"), |()| "yes".into()),
-            complete
-                .as_ref()
-                .map_or_else(|e| format!("NO: {e}"), |()| "yes".into()),
-        );
-        drop(server);
-        rows.push(row);
+        rows.push(one_run(&kind, run_no, sessions, clients).await);
     }
     let median = |i: usize| {
         let mut v: Vec<f64> = rows.iter().map(|r| r[i]).collect();
@@ -266,4 +198,77 @@ async fn bench_serve_load() {
         median(4),
         median(5)
     );
+}
+
+/// One run of the load against a fresh server of `kind`: prints its `bench:` line and returns
+/// turns/s, step p50 and p99, answer p50 and p99 (ms) and peak RSS (MiB).
+async fn one_run(kind: &str, run_no: usize, sessions: usize, clients: usize) -> [f64; 6] {
+    let root = tempfile::Builder::new()
+        .prefix("strata-load-")
+        .tempdir()
+        .unwrap();
+    let project = root.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let project = std::fs::canonicalize(&project).unwrap();
+    std::fs::write(project.join("a.txt"), "hello\n").unwrap();
+    std::fs::write(project.join("b.txt"), "world\n").unwrap();
+    let model = ModelServer::start(vec![]);
+    let asked = load_drive::script(&model);
+    let (server, url) = start(kind, root.path(), &project, &model);
+    let target = Target {
+        url,
+        dir: project.to_string_lossy().into_owned(),
+        model: match kind {
+            "opencode" => ("mock".into(), "mock".into()),
+            _ => ("openai".into(), "scripted-model".into()),
+        },
+    };
+    let run = load_drive::run(&target, sessions, clients, Duration::from_secs(600)).await;
+    let (rss, children_rss) = peak_rss(server.0.id());
+    let (server_cpu, driver_cpu) = (cpu_seconds(&server.0.id().to_string()), cpu_seconds("self"));
+    let consistent = load_drive::same_everywhere(&run);
+    let complete = load_drive::check_sessions(&target, &run).await;
+    let Figures {
+        turns_per_second,
+        wall,
+        mut step,
+        mut answer,
+        mut spread,
+        items,
+    } = load_drive::figures(&run, &model.ends(), &asked.lock().unwrap());
+    let row = [
+        turns_per_second,
+        ms(percentile(&mut step, 50.0)),
+        ms(percentile(&mut step, 99.0)),
+        ms(percentile(&mut answer, 50.0)),
+        ms(percentile(&mut answer, 99.0)),
+        rss as f64 / 1024.0,
+    ];
+    println!(
+        "bench: {kind} run {run_no}: {sessions} turns in {:.2} s = {:.1} turns/s | step end -> \
+         step-finish at client p50 {:.1} ms p99 {:.1} ms ({} samples) | answer step p50 {:.1} \
+         ms p99 {:.1} ms | fan-out spread p50 {:.2} ms p99 {:.2} ms | peak RSS {:.1} MiB \
+         (+ children {:.1} MiB) | CPU server {server_cpu:.2} s, driver and model {:.2} s (cumulative) | {items} items per client | same at every client: {} | \
+         sessions complete: {}",
+        wall.as_secs_f64(),
+        row[0],
+        row[1],
+        row[2],
+        step.len(),
+        row[3],
+        row[4],
+        ms(percentile(&mut spread, 50.0)),
+        ms(percentile(&mut spread, 99.0)),
+        row[5],
+        children_rss as f64 / 1024.0,
+        driver_cpu,
+        consistent
+            .as_ref()
+            .map_or_else(|e| format!("NO: {e}"), |()| "yes".into()),
+        complete
+            .as_ref()
+            .map_or_else(|e| format!("NO: {e}"), |()| "yes".into()),
+    );
+    drop(server);
+    row
 }
