@@ -68,6 +68,19 @@ pub struct Bash {
 }
 
 impl Bash {
+    /// The call's `timeout`, or the default; zero or less is the model's mistake.
+    fn timeout_ms(&self, timeout: Option<i64>) -> Result<u64, ToolError> {
+        match timeout {
+            None => Ok(self.default_timeout_ms),
+            Some(ms) if ms > 0 => Ok(ms.unsigned_abs()),
+            Some(ms) => Err(ToolError::model(format!(
+                "`timeout` must be a positive number of milliseconds, but it was {ms}. Leave \
+                     it out for the default of {} ms, or pass a larger value.",
+                self.default_timeout_ms
+            ))),
+        }
+    }
+
     /// The shell this tool runs commands in.
     pub fn shell(&self) -> &Shell {
         &self.shell
@@ -120,17 +133,7 @@ impl Tool for Bash {
     }
 
     async fn execute(&self, p: BashParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
-        let timeout_ms = match p.timeout {
-            None => self.default_timeout_ms,
-            Some(ms) if ms > 0 => ms.unsigned_abs(),
-            Some(ms) => {
-                return Err(ToolError::model(format!(
-                    "`timeout` must be a positive number of milliseconds, but it was {ms}. Leave \
-                     it out for the default of {} ms, or pass a larger value.",
-                    self.default_timeout_ms
-                )));
-            }
-        };
+        let timeout_ms = self.timeout_ms(p.timeout)?;
         let cwd = match &p.workdir {
             Some(dir) => self.info.resolve(dir),
             None => self.info.directory.clone(),
