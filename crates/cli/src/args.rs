@@ -69,6 +69,12 @@ pub(crate) enum Format {
     Json,
 }
 
+/// The values `--answers` takes.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub(crate) enum Answers {
+    Stdin,
+}
+
 #[derive(clap::Args, Debug)]
 pub(crate) struct RunArgs {
     /// `provider/model`, e.g. `openai/gpt-5` or `anthropic/claude-sonnet-4`.
@@ -79,6 +85,10 @@ pub(crate) struct RunArgs {
     /// Allow every permission not denied by a rule.
     #[arg(long)]
     pub yes: bool,
+    /// Where replies to permission asks and questions come from: `stdin` reads one JSON line
+    /// per reply (needs `--format json`, which prints each ask as a line; see the README).
+    #[arg(long, value_enum, conflicts_with = "yes")]
+    pub answers: Option<Answers>,
     /// Resume the last session in this directory.
     #[arg(long, short = 'c', conflicts_with = "session")]
     pub r#continue: bool,

@@ -7,8 +7,10 @@
 //! session is new, the directory's last one (`--continue`) or a given one (`--session`).
 //! Exit codes: 0 the model finished, 1 the run failed or stopped (a model error, a refused
 //! permission, a dismissed question, the step budget), 2 usage errors, 130 cancelled with
-//! Ctrl-C, 143 by SIGTERM, 129 by SIGHUP. Questions are put to the user only on a terminal with the default format; other
-//! runs deny the `question` permission, so the model is not offered the tool.
+//! Ctrl-C, 143 by SIGTERM, 129 by SIGHUP. Questions are put to the user on a terminal with the
+//! default format, or to a program with `--format json --answers stdin` (asks are JSON lines on
+//! stdout, replies JSON lines on stdin); other runs deny the `question` permission, so the model
+//! is not offered the tool.
 
 use strata_agent::session::{
     LoopServices, Model, RunOptions, RunOutcome, RunReport, Runner, SessionTarget, open_session,
@@ -22,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use strata_services::process::sandbox::Sandbox;
 
 use super::instance::project_dir;
-use crate::args::{Format, RunArgs};
+use crate::args::{Answers, Format, RunArgs};
 use crate::render::prompt::AskMode;
 use crate::render::{self, Frontend};
 
@@ -34,6 +36,12 @@ pub(super) async fn run(args: RunArgs) -> u8 {
     if message.trim().is_empty() {
         eprintln!(
             "strata: the message is empty; say what the agent should do, e.g. `strata run \"fix the failing test\"`"
+        );
+        return 2;
+    }
+    if args.answers.is_some() && args.format != Format::Json {
+        eprintln!(
+            "strata: --answers stdin needs --format json: the asks it answers are printed as JSON lines"
         );
         return 2;
     }
@@ -168,13 +176,14 @@ async fn drive(run: Prepared, args: &RunArgs, message: &str) -> u8 {
         model,
         session_id,
     } = run;
-    // Questions need a person at a terminal; `--format json` is for programs.
+    // Questions need a person at a terminal, or a program replying on stdin.
+    let on_stdin = args.answers == Some(Answers::Stdin);
     let interactive = args.format == Format::Default && render::question::interactive();
     let cancel = CancellationToken::new();
     let (sink, events) = tokio::sync::mpsc::unbounded_channel();
     let frontend = Frontend {
         format: args.format,
-        mode: AskMode::from_flags(args.yes),
+        mode: AskMode::from_flags(args.yes, on_stdin),
         session_id: session_id.clone(),
         permission: services.permission.clone(),
         asks: services.permission.subscribe(),
@@ -183,14 +192,16 @@ async fn drive(run: Prepared, args: &RunArgs, message: &str) -> u8 {
         interactive,
         cancel: cancel.clone(),
         store: services.store.clone(),
+        replies: on_stdin.then(render::read_stdin),
+        waiting: render::Waiting::default(),
     };
     let frontend = tokio::spawn(frontend.drive(events));
     let options = RunOptions {
         agent: agent.name.clone(),
         max_steps: args.max_steps,
         variant: args.variant.clone(),
-        // Without a person to answer, `question` is denied and so not offered.
-        session_rules: if interactive {
+        // Without anyone to answer, `question` is denied and so not offered.
+        session_rules: if interactive || on_stdin {
             Vec::new()
         } else {
             non_interactive_rules()

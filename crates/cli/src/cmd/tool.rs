@@ -62,7 +62,7 @@ async fn run_once(inst: &strata_registry::Instance, args: &ToolArgs) -> u8 {
             return 1;
         }
     };
-    let responder = spawn_responder(permission.clone(), AskMode::from_flags(args.yes));
+    let responder = spawn_responder(permission.clone(), AskMode::from_flags(args.yes, false));
     let answerer = spawn_question_responder(question);
     let session = format!("ses_cli_{}", std::process::id());
     let cx = ToolCx::builder(session)

@@ -2,9 +2,11 @@
 //! answers the run's permission asks and questions, on one task so a prompt never interleaves
 //! with output.
 
+mod headless;
 pub(crate) mod json;
 pub(crate) mod prompt;
 pub(crate) mod question;
+mod replies;
 mod terminal;
 pub(crate) mod text;
 
@@ -19,6 +21,8 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::Format;
+use headless::{Answerers, StdinLine};
+pub(crate) use headless::{Waiting, read_stdin};
 use json::JsonRenderer;
 use prompt::AskMode;
 use text::TextRenderer;
@@ -44,6 +48,10 @@ pub(crate) struct Frontend {
     pub cancel: CancellationToken,
     /// Where the run's child sessions (subagents) are found, so their asks are answered too.
     pub store: Store,
+    /// Reply lines from stdin (`--answers stdin`); `None` otherwise and once stdin closed.
+    pub replies: Option<mpsc::UnboundedReceiver<StdinLine>>,
+    /// The asks waiting for a reply from stdin.
+    pub waiting: Waiting,
 }
 
 impl Frontend {
@@ -62,18 +70,21 @@ impl Frontend {
                     None => break,
                 },
                 ask = self.asks.recv(), if asks_open => match ask {
-                    Ok(PermissionEvent::Asked(req)) if self.ours(&req.session_id) => {
-                        self.answer(&mut renderer, &req).await;
+                    Ok(event) if self.ours(permission_session(&event)) => {
+                        self.on_permission(&mut renderer, event).await;
                     }
                     Ok(_) | Err(RecvError::Lagged(_)) => {}
                     Err(RecvError::Closed) => asks_open = false,
                 },
                 asked = self.questions.recv(), if questions_open => match asked {
-                    Ok(QuestionEvent::Asked(req)) if self.ours(&req.session_id) => {
-                        self.answer_question(&mut renderer, &req).await;
+                    Ok(event) if self.ours(question_session(&event)) => {
+                        self.on_question(&mut renderer, event).await;
                     }
                     Ok(_) | Err(RecvError::Lagged(_)) => {}
                     Err(RecvError::Closed) => questions_open = false,
+                },
+                line = next_line(&mut self.replies), if self.replies.is_some() => {
+                    self.on_stdin(line);
                 },
             }
         }
@@ -98,7 +109,38 @@ impl Frontend {
         false
     }
 
-    async fn answer(&self, renderer: &mut Renderer, req: &Request) {
+    /// A permission event of the run: a line in JSON runs; an ask is answered.
+    async fn on_permission(&mut self, renderer: &mut Renderer, event: PermissionEvent) {
+        if self.format == Format::Json {
+            headless::emit(
+                &mut std::io::stdout(),
+                &headless::permission_line(event.clone()),
+            );
+        }
+        match event {
+            PermissionEvent::Asked(req) => self.answer(renderer, &req).await,
+            PermissionEvent::Replied { request_id, .. }
+            | PermissionEvent::Withdrawn { request_id, .. } => self.waiting.forget(&request_id),
+        }
+    }
+
+    async fn answer(&mut self, renderer: &mut Renderer, req: &Request) {
+        let json = self.format == Format::Json;
+        if self.mode == AskMode::Stdin || (json && self.mode == AskMode::Refuse) {
+            let mut out = std::io::stdout().lock();
+            let mut to = Answerers {
+                permission: &self.permission,
+                question: &self.question,
+                out: &mut out,
+            };
+            if self.mode == AskMode::Stdin {
+                self.waiting.hold_permission(req, &mut to);
+            } else {
+                eprintln!("{}", prompt::refusal(req));
+                headless::refuse_permission(req, headless::NO_ANSWERS, &mut to);
+            }
+            return;
+        }
         if let Renderer::Text(text) = renderer {
             text.pause();
         }
@@ -113,13 +155,55 @@ impl Frontend {
         // The ask may be gone already (cancelled or answered with another request).
         let _ = self.permission.reply(&req.id, reply);
     }
+
+    /// A reply line from stdin, or its end.
+    fn on_stdin(&mut self, line: StdinLine) {
+        if matches!(line, StdinLine::Closed) {
+            self.replies = None;
+        }
+        let mut out = std::io::stdout().lock();
+        let mut to = Answerers {
+            permission: &self.permission,
+            question: &self.question,
+            out: &mut out,
+        };
+        self.waiting.on_stdin(line, &self.session_id, &mut to);
+    }
 }
 
 impl Frontend {
-    async fn answer_question(&self, renderer: &mut Renderer, req: &QuestionRequest) {
-        if !self.interactive {
-            eprintln!("{}", question::refusal(req));
-            let _ = self.question.reject(&req.id);
+    /// A question event of the run: a line in JSON runs; a question is answered.
+    async fn on_question(&mut self, renderer: &mut Renderer, event: QuestionEvent) {
+        if self.format == Format::Json {
+            headless::emit(
+                &mut std::io::stdout(),
+                &headless::question_line(event.clone()),
+            );
+        }
+        match event {
+            QuestionEvent::Asked(req) => self.answer_question(renderer, &req).await,
+            QuestionEvent::Replied { request_id, .. }
+            | QuestionEvent::Rejected { request_id, .. } => self.waiting.forget(&request_id),
+        }
+    }
+
+    async fn answer_question(&mut self, renderer: &mut Renderer, req: &QuestionRequest) {
+        if self.mode == AskMode::Stdin || !self.interactive {
+            let mut out = std::io::stdout().lock();
+            let mut to = Answerers {
+                permission: &self.permission,
+                question: &self.question,
+                out: &mut out,
+            };
+            if self.mode == AskMode::Stdin {
+                self.waiting.hold_question(req, &mut to);
+            } else if self.format == Format::Json {
+                eprintln!("{}", question::refusal(req));
+                headless::refuse_question(req, headless::NO_ANSWERS, &mut to);
+            } else {
+                eprintln!("{}", question::refusal(req));
+                let _ = self.question.reject(&req.id);
+            }
             return;
         }
         if let Renderer::Text(text) = renderer {
@@ -143,6 +227,31 @@ impl Frontend {
             }
             None => {}
         }
+    }
+}
+
+fn permission_session(event: &PermissionEvent) -> &str {
+    match event {
+        PermissionEvent::Asked(r) => &r.session_id,
+        PermissionEvent::Replied { session_id, .. }
+        | PermissionEvent::Withdrawn { session_id, .. } => session_id,
+    }
+}
+
+fn question_session(event: &QuestionEvent) -> &str {
+    match event {
+        QuestionEvent::Asked(q) => &q.session_id,
+        QuestionEvent::Replied { session_id, .. } | QuestionEvent::Rejected { session_id, .. } => {
+            session_id
+        }
+    }
+}
+
+/// The next reply line; only polled while stdin is read.
+async fn next_line(replies: &mut Option<mpsc::UnboundedReceiver<StdinLine>>) -> StdinLine {
+    match replies {
+        Some(rx) => rx.recv().await.unwrap_or(StdinLine::Closed),
+        None => std::future::pending().await,
     }
 }
 

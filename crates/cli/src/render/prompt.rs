@@ -1,6 +1,7 @@
 //! Answering permission asks during `strata run`: `--yes` allows every ask (rules that deny
-//! never become asks), a terminal gets a prompt (once / always / reject with feedback), and
-//! without a terminal the ask is refused with a note on how to allow it.
+//! never become asks), `--answers stdin` waits for a reply line (see `super::headless`), a
+//! terminal gets a prompt (once / always / reject with feedback), and without a terminal the
+//! ask is refused with a note on how to allow it.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -13,14 +14,18 @@ use super::terminal::spawn_prompt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AskMode {
     Yes,
+    /// Reply lines on stdin (`--answers stdin`); the front-end keeps the ask until one comes.
+    Stdin,
     Prompt,
     Refuse,
 }
 
 impl AskMode {
-    pub(crate) fn from_flags(yes: bool) -> Self {
+    pub(crate) fn from_flags(yes: bool, answers_on_stdin: bool) -> Self {
         if yes {
             AskMode::Yes
+        } else if answers_on_stdin {
+            AskMode::Stdin
         } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
             AskMode::Prompt
         } else {
@@ -67,7 +72,8 @@ pub(crate) async fn decide(
 ) -> Option<Reply> {
     match mode {
         AskMode::Yes => Some(Reply::Once),
-        AskMode::Refuse => {
+        // Nothing here reads stdin replies: refused like a run without a terminal.
+        AskMode::Refuse | AskMode::Stdin => {
             eprintln!("{}", refusal(req));
             Some(Reply::Reject { feedback: None })
         }

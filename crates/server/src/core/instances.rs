@@ -6,17 +6,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde_json::Value;
 use strata_agent::session::LoopServices;
-use strata_protocol::wire::{PermissionReply, PermissionRequest, ServerEvent};
+use strata_protocol::wire::ServerEvent;
 use strata_registry::{Instance, Runtime};
-use strata_services::permission::{PermissionEvent, Reply, Request};
-use strata_services::question::{Question, QuestionEvent};
+use strata_services::question::Question;
 use tokio::sync::Mutex;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 
 use super::CoreError;
+use super::asks::{permission_event, question_event};
 use super::hub::{Frame, Hub};
 
 /// One project's services, as the server uses them.
@@ -111,22 +110,6 @@ impl Instances {
     }
 }
 
-/// The wire view of a pending permission request.
-pub fn permission_request(r: &Request) -> PermissionRequest {
-    PermissionRequest {
-        id: r.id.clone(),
-        session_id: r.session_id.clone(),
-        permission: r.permission.clone(),
-        patterns: r.patterns.clone(),
-        metadata: match &r.metadata {
-            Value::Object(m) => m.clone(),
-            _ => Default::default(),
-        },
-        always: r.always.clone(),
-        tool: r.tool.clone(),
-    }
-}
-
 fn forward_permissions(services: &LoopServices, hub: Hub, directory: String) -> JoinHandle<()> {
     let mut rx = services.permission.subscribe();
     tokio::spawn(async move {
@@ -139,31 +122,7 @@ fn forward_permissions(services: &LoopServices, hub: Hub, directory: String) -> 
                 }
                 Err(RecvError::Closed) => break,
             };
-            let event = match event {
-                PermissionEvent::Asked(r) => ServerEvent::PermissionAsked(permission_request(&r)),
-                PermissionEvent::Replied {
-                    session_id,
-                    request_id,
-                    reply,
-                } => ServerEvent::PermissionReplied {
-                    session_id,
-                    request_id,
-                    reply: match reply {
-                        Reply::Once => PermissionReply::Once,
-                        Reply::Always => PermissionReply::Always,
-                        Reply::Reject { .. } => PermissionReply::Reject,
-                    },
-                },
-                // A withdrawn request ends like a refused one for whoever shows it.
-                PermissionEvent::Withdrawn {
-                    session_id,
-                    request_id,
-                } => ServerEvent::PermissionReplied {
-                    session_id,
-                    request_id,
-                    reply: PermissionReply::Reject,
-                },
-            };
+            let event = permission_event(event);
             hub.publish(Frame::live(Some(directory.clone()), event));
         }
     })
@@ -178,25 +137,7 @@ fn forward_questions(question: &Question, hub: Hub, directory: String) -> JoinHa
                 Err(RecvError::Lagged(_)) => continue,
                 Err(RecvError::Closed) => break,
             };
-            let event = match event {
-                QuestionEvent::Asked(q) => ServerEvent::QuestionAsked(q),
-                QuestionEvent::Replied {
-                    session_id,
-                    request_id,
-                    answers,
-                } => ServerEvent::QuestionReplied {
-                    session_id,
-                    request_id,
-                    answers,
-                },
-                QuestionEvent::Rejected {
-                    session_id,
-                    request_id,
-                } => ServerEvent::QuestionRejected {
-                    session_id,
-                    request_id,
-                },
-            };
+            let event = question_event(event);
             hub.publish(Frame::live(Some(directory.clone()), event));
         }
     })

@@ -12,6 +12,7 @@
 //! core.shutdown().await;
 //! ```
 
+pub mod asks;
 pub mod catalog;
 pub mod convert;
 mod error;

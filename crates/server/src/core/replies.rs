@@ -7,7 +7,7 @@ use strata_protocol::wire::{
 };
 use strata_services::permission::{PermissionError, Reply};
 
-use super::instances::permission_request;
+use super::asks::permission_request;
 use super::{CoreError, ServerCore};
 
 impl ServerCore {
