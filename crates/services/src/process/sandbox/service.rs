@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use strata_graph::{BoxError, Node, Scope, Tier};
 
-use super::{SandboxPolicy, Snapshot, Support, blocked_hint, roots};
+use super::{Protected, SandboxPolicy, Snapshot, Support, blocked_hint, protected_hint, roots};
 use crate::config::{Config, SandboxConfig, SandboxMode};
 use crate::flags::RuntimeFlags;
 use crate::instance::InstanceInfo;
@@ -39,6 +39,11 @@ pub struct SandboxReport {
     /// The Landlock rights enforced, by name.
     pub rights: Vec<String>,
     pub seccomp: bool,
+    /// Whether the kernel lets a command enter a user and mount namespace.
+    pub user_namespaces: bool,
+    /// How protected files are kept: `read-only binds` (namespaces), `snapshot and
+    /// restore` (the fallback), or `none` when commands cannot write the project.
+    pub protection: String,
     pub network: bool,
     pub writable_roots: Vec<String>,
     pub warning: Option<String>,
@@ -55,6 +60,8 @@ struct Inner {
     roots: Vec<PathBuf>,
     config: SandboxConfig,
     project: PathBuf,
+    /// Protected paths outside the project (a linked worktree's shared hooks and config).
+    protected_extra: Vec<PathBuf>,
     session_temp: PathBuf,
     warning: Option<String>,
 }
@@ -110,22 +117,42 @@ impl Sandbox {
             })?,
             None => inputs.config.mode.unwrap_or(SandboxMode::WorkspaceWrite),
         };
-        let roots = roots::writable_roots(&roots::RootsInput {
+        let mut roots = roots::writable_roots(&roots::RootsInput {
             mode: requested,
             project: inputs.project,
             temp: inputs.temp,
             extra: &inputs.config.writable,
             home: inputs.home,
         });
+        // A linked worktree's commits land in the main repository's git directory.
+        let common = (requested == SandboxMode::WorkspaceWrite)
+            .then(|| roots::git_common_dir(inputs.project))
+            .flatten();
+        let protected_extra = common
+            .as_ref()
+            .map_or_else(Vec::new, |dir| vec![dir.join("hooks"), dir.join("config")]);
+        if let Some(dir) = common
+            && !roots.contains(&dir)
+        {
+            roots.insert(1, dir);
+        }
+        let protected =
+            (requested == SandboxMode::WorkspaceWrite && support.user_namespaces).then(|| {
+                Protected {
+                    project: inputs.project.to_path_buf(),
+                    extra: protected_extra.clone(),
+                }
+            });
         let mut warning = None;
         let mut policy = None;
         if requested != SandboxMode::Off {
             let built = if support.enforceable() {
-                SandboxPolicy::build(
+                SandboxPolicy::build_protecting(
                     requested,
                     inputs.config.network,
                     roots.clone(),
                     inputs.config.env_passthrough.clone(),
+                    protected,
                 )
             } else {
                 Err(support.missing_reason())
@@ -150,6 +177,7 @@ impl Sandbox {
             roots,
             config: inputs.config.clone(),
             project: inputs.project.to_path_buf(),
+            protected_extra,
             session_temp: inputs.temp.join("strata-sandbox"),
             warning,
         })))
@@ -177,6 +205,7 @@ impl Sandbox {
                 roots: Vec::new(),
                 config,
                 project: PathBuf::from("/"),
+                protected_extra: Vec::new(),
                 session_temp: std::env::temp_dir(),
                 warning: None,
             }))
@@ -234,22 +263,36 @@ impl Sandbox {
     /// The line for the model when a failed command's `output` shows the sandbox refused it.
     pub fn hint(&self, output: &str) -> Option<String> {
         let policy = self.policy()?;
-        blocked_hint(output, policy.roots(), policy.network())
+        protected_hint(output, &self.0.project, &self.0.protected_extra)
+            .or_else(|| blocked_hint(output, policy.roots(), policy.network()))
     }
 
     /// A snapshot of the protected files, taken when the project is writable by commands.
+    /// Taken even when they are bound read-only: it also covers the protected files that do
+    /// not exist yet (a new `strata.json` cannot be bound) and a renamed parent directory.
     pub fn protect(&self) -> Option<Snapshot> {
-        (self.mode() == SandboxMode::WorkspaceWrite).then(|| Snapshot::take(&self.0.project))
+        (self.mode() == SandboxMode::WorkspaceWrite)
+            .then(|| Snapshot::take_with(&self.0.project, &self.0.protected_extra))
+    }
+
+    /// How protected files are kept from commands, for reports.
+    pub fn protection(&self) -> &'static str {
+        match self.policy() {
+            Some(p) if p.binds_protected() => "read-only binds",
+            Some(p) if p.mode() == SandboxMode::WorkspaceWrite => "snapshot and restore",
+            _ => "none",
+        }
     }
 
     /// The one `sandbox` line a run prints on stderr.
     pub fn status_line(&self) -> String {
         match (self.policy(), self.warning()) {
             (Some(p), _) => format!(
-                "sandbox: {} (Landlock ABI {}, seccomp, network {})",
+                "sandbox: {} (Landlock ABI {}, seccomp, network {}, protected files: {})",
                 p.mode(),
                 self.0.support.landlock_abi,
-                if p.network() { "on" } else { "off" }
+                if p.network() { "on" } else { "off" },
+                self.protection()
             ),
             (None, Some(w)) => format!("sandbox: off (warning: {w})"),
             (None, None) => "sandbox: off".to_string(),
@@ -264,6 +307,8 @@ impl Sandbox {
             landlock_abi: self.0.support.landlock_abi,
             rights: self.0.support.rights(),
             seccomp: self.0.support.seccomp,
+            user_namespaces: self.0.support.user_namespaces,
+            protection: self.protection().to_string(),
             network: self.0.config.network,
             writable_roots: self
                 .0
