@@ -1,8 +1,9 @@
 //! The Sandbox service: one instance's effective sandbox, decided from the `sandbox` config,
 //! `--sandbox` (through [`RuntimeFlags::sandbox_mode`]) and what the kernel offers.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 use strata_graph::{BoxError, Node, Scope, Tier};
@@ -63,6 +64,9 @@ struct Inner {
     /// Protected paths outside the project (a linked worktree's shared hooks and config).
     protected_extra: Vec<PathBuf>,
     session_temp: PathBuf,
+    /// The per-session temp directories made so far, removed when the session or the
+    /// instance ends.
+    made: Mutex<BTreeSet<PathBuf>>,
     warning: Option<String>,
 }
 
@@ -95,7 +99,7 @@ impl Sandbox {
     pub fn node() -> Node {
         Node::new(
             Tier::Instance,
-            |(info, config, flags): (InstanceInfo, Config, RuntimeFlags), _s: Scope| async move {
+            |(info, config, flags): (InstanceInfo, Config, RuntimeFlags), s: Scope| async move {
                 let inputs = SandboxInputs {
                     config: &config.sandbox,
                     flag_mode: flags.sandbox_mode.as_deref(),
@@ -103,20 +107,51 @@ impl Sandbox {
                     temp: &flags.temp_dir,
                     home: &flags.home_dir,
                 };
-                Ok::<_, BoxError>(Sandbox::resolve(&inputs, Support::probe())?)
+                let sandbox = Sandbox::resolve(&inputs, Support::probe())?;
+                let this = sandbox.clone();
+                s.add_finalizer(
+                    "remove the sandbox's session temp dirs",
+                    move || async move {
+                        this.remove_temp_dirs();
+                    },
+                );
+                Ok::<_, BoxError>(sandbox)
             },
         )
     }
 
-    /// Decides the sandbox from `inputs` and the kernel's `support`.
-    pub fn resolve(inputs: &SandboxInputs<'_>, support: Support) -> Result<Sandbox, SandboxError> {
-        let requested = match inputs.flag_mode {
+    /// The mode asked for: `--sandbox` / `STRATA_SANDBOX` over the config, workspace-write
+    /// by default.
+    fn requested(
+        config: &SandboxConfig,
+        flag_mode: Option<&str>,
+    ) -> Result<SandboxMode, SandboxError> {
+        match flag_mode {
             Some(value) => SandboxMode::parse(value).ok_or_else(|| SandboxError::BadMode {
                 value: value.to_string(),
                 source_name: "--sandbox or STRATA_SANDBOX".into(),
-            })?,
-            None => inputs.config.mode.unwrap_or(SandboxMode::WorkspaceWrite),
-        };
+            }),
+            None => Ok(config.mode.unwrap_or(SandboxMode::WorkspaceWrite)),
+        }
+    }
+
+    /// The mode an instance would get, without building its policy: for reports made before
+    /// the instance exists (the server's sessions). `off` where the kernel cannot enforce the
+    /// sandbox or the mode given is not one.
+    pub fn expected_mode(
+        config: &SandboxConfig,
+        flag_mode: Option<&str>,
+        support: &Support,
+    ) -> SandboxMode {
+        match Self::requested(config, flag_mode) {
+            Ok(mode) if support.enforceable() => mode,
+            _ => SandboxMode::Off,
+        }
+    }
+
+    /// Decides the sandbox from `inputs` and the kernel's `support`.
+    pub fn resolve(inputs: &SandboxInputs<'_>, support: Support) -> Result<Sandbox, SandboxError> {
+        let requested = Self::requested(inputs.config, inputs.flag_mode)?;
         let mut roots = roots::writable_roots(&roots::RootsInput {
             mode: requested,
             project: inputs.project,
@@ -179,6 +214,7 @@ impl Sandbox {
             project: inputs.project.to_path_buf(),
             protected_extra,
             session_temp: inputs.temp.join("strata-sandbox"),
+            made: Mutex::default(),
             warning,
         })))
     }
@@ -207,6 +243,7 @@ impl Sandbox {
                 project: PathBuf::from("/"),
                 protected_extra: Vec::new(),
                 session_temp: std::env::temp_dir(),
+                made: Mutex::default(),
                 warning: None,
             }))
         })
@@ -238,6 +275,17 @@ impl Sandbox {
         let Some(policy) = self.policy() else {
             return spec;
         };
+        let tmp = self.session_temp(session);
+        if let Err(e) = std::fs::create_dir_all(&tmp) {
+            tracing::debug!(error = %e, dir = %tmp.display(), "could not create the session temp dir");
+            return spec.sandbox(policy.clone());
+        }
+        self.made().insert(tmp.clone());
+        spec.env("TMPDIR", &tmp).sandbox(policy.clone())
+    }
+
+    /// The temp directory of `session`'s commands (`TMPDIR` inside the sandbox).
+    pub fn session_temp(&self, session: &str) -> PathBuf {
         let name: String = session
             .chars()
             .map(|c| {
@@ -248,16 +296,33 @@ impl Sandbox {
                 }
             })
             .collect();
-        let tmp = self.0.session_temp.join(if name.is_empty() {
+        self.0.session_temp.join(if name.is_empty() {
             "default".into()
         } else {
             name
-        });
-        if let Err(e) = std::fs::create_dir_all(&tmp) {
-            tracing::debug!(error = %e, dir = %tmp.display(), "could not create the session temp dir");
-            return spec.sandbox(policy.clone());
+        })
+    }
+
+    fn made(&self) -> std::sync::MutexGuard<'_, BTreeSet<PathBuf>> {
+        // A panic while holding this lock leaves a plain set behind; keep using it.
+        self.0.made.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Removes `session`'s temp directory, when this sandbox made one (the session ended).
+    pub fn remove_session_temp(&self, session: &str) {
+        let dir = self.session_temp(session);
+        if self.made().remove(&dir) {
+            remove_dir(&dir);
         }
-        spec.env("TMPDIR", &tmp).sandbox(policy.clone())
+    }
+
+    /// Removes every session temp directory this sandbox made (the instance is closing).
+    /// Only those: other instances and processes share the parent directory.
+    pub fn remove_temp_dirs(&self) {
+        let dirs = std::mem::take(&mut *self.made());
+        for dir in dirs {
+            remove_dir(&dir);
+        }
     }
 
     /// The line for the model when a failed command's `output` shows the sandbox refused it.
@@ -318,5 +383,13 @@ impl Sandbox {
                 .collect(),
             warning: self.0.warning.clone(),
         }
+    }
+}
+
+fn remove_dir(dir: &Path) {
+    if let Err(e) = std::fs::remove_dir_all(dir)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::debug!(error = %e, dir = %dir.display(), "could not remove a session temp dir");
     }
 }
