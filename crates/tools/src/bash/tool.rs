@@ -13,7 +13,7 @@ use strata_services::flags::RuntimeFlags;
 use strata_services::fs::{FileKind, FsUtil, to_slash};
 use strata_services::instance::InstanceInfo;
 use strata_services::permission::SANDBOX_ESCAPE;
-use strata_services::process::sandbox::{Sandbox, restored_note};
+use strata_services::process::sandbox::{Sandbox, Snapshot, restored_note};
 use strata_services::process::{ChildProcessSpawner, CommandSpec, Outcome, ProcessError};
 use strata_services::truncate::{Limits, Truncate};
 use tokio::time::Instant;
@@ -170,13 +170,7 @@ impl Tool for Bash {
         }
 
         let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&cwd);
-        let (spec, protected) = match escape {
-            Some(_) => (spec, None),
-            None => (
-                self.sandbox.command(spec, &cx.session_id),
-                self.sandbox.protect(),
-            ),
-        };
+        let (spec, protected) = self.place(spec, escape.is_some(), &cx.session_id);
         let mut capture = Capture::new(self.truncate.clone(), self.limits);
         let outcome = run(
             &self.spawner,
@@ -191,15 +185,11 @@ impl Tool for Bash {
             ProcessError::CwdMissing { cwd, .. } => missing_workdir(&cwd),
             other => ToolError::model(other.to_string()),
         })?;
-        let ending = match outcome {
-            Outcome::Exited { code } => Ending::Exited(code),
-            Outcome::TimedOut => Ending::TimedOut(timeout_ms),
-            Outcome::Cancelled => Ending::Aborted,
-        };
+        let ending = ending_of(outcome, timeout_ms);
         let captured = capture.finish();
         let mut output = model_output(&captured, ending);
-        if let Some(snap) = protected {
-            let restored = snap.restore();
+        if escape.is_none() {
+            let restored = protected.map(|snap| snap.restore()).unwrap_or_default();
             for note in sandbox_notes(&self.sandbox, &captured.tail, ending, &restored) {
                 output.push_str("\n\n");
                 output.push_str(&note);
@@ -230,6 +220,20 @@ impl Tool for Bash {
 }
 
 impl Bash {
+    /// Puts `spec` in the sandbox with a snapshot of the protected files, unless the call
+    /// was approved to run outside it (`escaped`).
+    fn place(
+        &self,
+        spec: CommandSpec,
+        escaped: bool,
+        session: &str,
+    ) -> (CommandSpec, Option<Snapshot>) {
+        if escaped {
+            return (spec, None);
+        }
+        (self.sandbox.command(spec, session), self.sandbox.protect())
+    }
+
     async fn check_workdir(&self, cwd: &Path) -> Result<(), ToolError> {
         match self.fs.stat(cwd).await {
             Ok(Some(m)) if m.kind == FileKind::Dir => Ok(()),
@@ -333,6 +337,15 @@ fn missing_workdir(cwd: &Path) -> ToolError {
          leave it out to run in the project directory.",
         cwd.display()
     ))
+}
+
+/// How the command ended, for the model's output.
+fn ending_of(outcome: Outcome, timeout_ms: u64) -> Ending {
+    match outcome {
+        Outcome::Exited { code } => Ending::Exited(code),
+        Outcome::TimedOut => Ending::TimedOut(timeout_ms),
+        Outcome::Cancelled => Ending::Aborted,
+    }
 }
 
 /// The timer for a limit of `ms`: slightly longer than the limit, saturating for huge values
