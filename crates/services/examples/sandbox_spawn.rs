@@ -1,14 +1,20 @@
 //! The cost of the sandbox per command: the median spawn-to-exit time of `true` through the
-//! live ChildProcessSpawner, with and without the workspace-write policy, over 200 runs each
-//! in one process (interleaved, so drift hits both alike). Run by `bench/sandbox_spawn.sh`.
+//! live ChildProcessSpawner, without the sandbox, with the workspace-write policy in a project
+//! without protected files, and with it in a project whose protected files are bound read-only
+//! in a user and mount namespace; 200 runs each in one process (interleaved, so drift hits all
+//! alike). Run by `bench/sandbox_spawn.sh`.
 
 // A measuring program: a failure should stop it loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 
+use std::path::Path;
 use strata_services::config::SandboxMode;
-use strata_services::process::sandbox::{RootsInput, SandboxPolicy, Support, writable_roots};
+
+use strata_services::process::sandbox::{
+    Protected, RootsInput, SandboxPolicy, Support, writable_roots,
+};
 use strata_services::process::{ChildProcessSpawner, CommandSpec};
 
 const RUNS: usize = 200;
@@ -18,6 +24,34 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// The workspace-write policy for `project`, network off, binding its protected files.
+fn policy(project: &Path) -> SandboxPolicy {
+    let temp = std::env::temp_dir();
+    let roots = writable_roots(&RootsInput {
+        mode: SandboxMode::WorkspaceWrite,
+        project,
+        temp: &temp,
+        extra: &[],
+        home: project,
+    });
+    let protected = Protected {
+        project: project.to_path_buf(),
+        extra: Vec::new(),
+    };
+    SandboxPolicy::build_protecting(
+        SandboxMode::WorkspaceWrite,
+        false,
+        roots,
+        Vec::new(),
+        Some(protected),
+    )
+    .expect("build the policy")
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
 #[tokio::main]
 async fn main() {
     let support = Support::probe();
@@ -25,43 +59,42 @@ async fn main() {
         println!("sandbox_spawn: skipped, {}", support.missing_reason());
         return;
     }
-    let project = tempfile::tempdir().unwrap();
-    let temp = std::env::temp_dir();
-    let roots = writable_roots(&RootsInput {
-        mode: SandboxMode::WorkspaceWrite,
-        project: project.path(),
-        temp: &temp,
-        extra: &[],
-        home: project.path(),
-    });
-    let policy = SandboxPolicy::build(SandboxMode::WorkspaceWrite, false, roots, Vec::new())
-        .expect("build the policy");
+    let plain = tempfile::tempdir().unwrap();
+    let guarded = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(guarded.path().join(".git/hooks")).unwrap();
+    std::fs::write(guarded.path().join(".git/config"), "[core]\n").unwrap();
+    std::fs::write(guarded.path().join("strata.json"), "{}").unwrap();
+    let cases = [
+        (plain.path(), None),
+        (plain.path(), Some(policy(plain.path()))),
+        (guarded.path(), Some(policy(guarded.path()))),
+    ];
     let spawner = ChildProcessSpawner::live();
     let limit = Duration::from_secs(10);
-    let (mut off, mut on) = (Vec::with_capacity(RUNS), Vec::with_capacity(RUNS));
-    for i in 0..RUNS * 2 {
-        let mut spec = CommandSpec::new("true").cwd(project.path());
-        let sandboxed = i % 2 == 1;
-        if sandboxed {
-            spec = spec.sandbox(policy.clone());
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(RUNS); cases.len()];
+    for i in 0..RUNS * cases.len() {
+        let case = i % cases.len();
+        let (dir, policy) = &cases[case];
+        let mut spec = CommandSpec::new("true").cwd(dir);
+        if let Some(p) = policy {
+            spec = spec.sandbox(p.clone());
         }
         let start = Instant::now();
         let out = spawner.run(spec, limit).await.expect("run true");
-        let took = start.elapsed();
+        times[case].push(start.elapsed());
         assert!(out.success(), "{out:?}");
-        if sandboxed {
-            on.push(took)
-        } else {
-            off.push(took)
-        }
     }
-    let (off, on) = (median(off), median(on));
+    let [off, on, binds] = [0, 1, 2].map(|c| median(times[c].clone()));
     println!(
-        "sandbox_spawn: median of {RUNS} runs of `true`: off {:.3} ms, on {:.3} ms, \
-         difference {:.3} ms (Landlock ABI {}, network off)",
-        off.as_secs_f64() * 1e3,
-        on.as_secs_f64() * 1e3,
-        (on.as_secs_f64() - off.as_secs_f64()) * 1e3,
-        support.landlock_abi
+        "sandbox_spawn: median of {RUNS} runs of `true`: off {:.3} ms, on {:.3} ms \
+         (+{:.3}), on with protected files bound {:.3} ms (+{:.3}) (Landlock ABI {}, user \
+         namespaces {}, network off)",
+        ms(off),
+        ms(on),
+        ms(on) - ms(off),
+        ms(binds),
+        ms(binds) - ms(off),
+        support.landlock_abi,
+        if support.user_namespaces { "on" } else { "off" },
     );
 }

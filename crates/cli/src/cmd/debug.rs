@@ -86,11 +86,17 @@ fn human(r: &SandboxReport) -> String {
     };
     let mut out = format!(
         "mode: {} (requested: {})\nlandlock ABI: {}\nrights enforced: {rights}\nseccomp: {}\n\
-         network: {}\nwritable roots:\n",
+         user namespaces: {}\nprotected files: {}\nnetwork: {}\nwritable roots:\n",
         r.mode,
         r.requested,
         r.landlock_abi,
         if r.seccomp { "available" } else { "missing" },
+        if r.user_namespaces {
+            "available"
+        } else {
+            "missing"
+        },
+        r.protection,
         if r.network { "on" } else { "off" },
     );
     for root in &r.writable_roots {

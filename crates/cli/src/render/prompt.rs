@@ -99,6 +99,16 @@ pub(crate) fn prompt(req: &Request, input: &mut dyn BufRead, err: &mut dyn Write
     if !req.always.is_empty() && req.always != req.patterns {
         let _ = writeln!(err, "  (always would allow: {})", req.always.join(", "));
     }
+    if req.metadata["escapesSandbox"] == true {
+        let why = req.metadata["justification"]
+            .as_str()
+            .unwrap_or("(none given)");
+        let _ = writeln!(
+            err,
+            "  This command would run OUTSIDE the sandbox, with all your access. The model's \
+             reason: {why}"
+        );
+    }
     loop {
         let _ = write!(err, "Allow? [o]nce, [a]lways, [r]eject: ");
         let _ = err.flush();
@@ -171,5 +181,20 @@ mod tests {
             "end of input rejects"
         );
         assert!(refusal(&req()).contains("--yes"));
+    }
+
+    #[test]
+    fn an_escape_ask_says_the_command_leaves_the_sandbox_and_why() {
+        let mut escape = req();
+        escape.permission = "sandbox_escape".into();
+        escape.metadata = serde_json::json!({"escapesSandbox": true, "justification": "push"});
+        let mut err = Vec::new();
+        prompt(&escape, &mut "o\n".as_bytes(), &mut err);
+        let shown = String::from_utf8(err).unwrap();
+        assert!(
+            shown.contains("OUTSIDE the sandbox") && shown.contains("reason: push"),
+            "{shown}"
+        );
+        assert!(!answer("o\n").1.contains("OUTSIDE"), "only for escapes");
     }
 }

@@ -11,6 +11,7 @@ use strata_testkit::model_server::{ModelServer, Turn, call};
 
 const SIMULATE: (&str, &str) = ("STRATA_SANDBOX_SIMULATE_UNSUPPORTED", "1");
 const OFF: (&str, &str) = ("STRATA_SANDBOX", "off");
+const NO_USERNS: (&str, &str) = ("STRATA_SANDBOX_SIMULATE_NO_USERNS", "1");
 
 /// Whether this kernel can enforce the sandbox, from `strata debug sandbox` itself; prints
 /// one skip line when it cannot.
@@ -141,8 +142,18 @@ fn a_provider_key_is_hidden_from_commands_unless_passed_through() {
     );
 }
 
+/// Whether the kernel lets commands enter user namespaces, from `strata debug sandbox`.
+fn namespaces(p: &Project) -> bool {
+    let run = p.strata(&["debug", "sandbox", "--format", "json"]);
+    let on = run.json()["user_namespaces"] == true;
+    if !on {
+        println!("skipped: no user namespaces here: {}", run.stdout);
+    }
+    on
+}
+
 #[test]
-fn a_git_hook_or_strata_json_written_by_a_command_does_not_stick() {
+fn a_git_hook_or_strata_json_written_by_a_command_does_not_stick_without_namespaces() {
     let p = Project::new();
     if !enforced(&p) {
         return;
@@ -152,7 +163,7 @@ fn a_git_hook_or_strata_json_written_by_a_command_does_not_stick() {
     p.file(".git/hooks/.keep", "");
     let command = "printf '#!/bin/sh\\nevil\\n' > .git/hooks/pre-commit && \
                    echo '{\"sandbox\": {\"mode\": \"off\"}}' > strata.json && echo wrote";
-    let inside = bash(&p, command, &[]);
+    let inside = bash(&p, command, &[NO_USERNS]);
     inside.expect_code(0);
     assert!(inside.stdout.contains("wrote"), "{}", inside.stdout);
     assert!(
@@ -173,6 +184,43 @@ fn a_git_hook_or_strata_json_written_by_a_command_does_not_stick() {
     let free = bash(&p, command, &[OFF]);
     free.expect_code(0);
     assert!(p.dir.join(".git/hooks/pre-commit").exists(), "{free:#?}");
+}
+
+#[test]
+fn with_namespaces_a_protected_write_fails_read_only_with_a_hint() {
+    let p = Project::new();
+    if !enforced(&p) || !namespaces(&p) {
+        return;
+    }
+    let original = r#"{"sandbox": {"network": true}}"#;
+    p.file("strata.json", original);
+    p.file(".git/hooks/.keep", "");
+    for target in [".git/hooks/pre-commit", "strata.json"] {
+        let inside = bash(&p, &format!("echo evil > {target}"), &[]);
+        inside.expect_code(0);
+        let out = &inside.stdout;
+        assert!(out.contains("Read-only file system"), "{out}");
+        let hint = format!("sandbox: {target} is protected");
+        assert!(
+            out.contains(&hint) && out.contains("escape_sandbox"),
+            "{out}"
+        );
+        assert!(!out.contains("undone"), "nothing had to be undone: {out}");
+    }
+    assert!(!p.dir.join(".git/hooks/pre-commit").exists());
+    assert_eq!(
+        std::fs::read_to_string(p.dir.join("strata.json")).unwrap(),
+        original
+    );
+    let simulated = p.strata_env(&["debug", "sandbox"], &[NO_USERNS]);
+    assert!(
+        simulated.stdout.contains("user namespaces: missing")
+            && simulated
+                .stdout
+                .contains("protected files: snapshot and restore"),
+        "{}",
+        simulated.stdout
+    );
 }
 
 #[test]
@@ -218,6 +266,8 @@ fn debug_sandbox_reports_the_kernel_mode_and_roots() {
         out.contains("seccomp: available") && out.contains("WriteFile"),
         "{out}"
     );
+    assert!(out.contains("user namespaces: "), "{out}");
+    assert!(out.contains("protected files: "), "{out}");
     assert!(out.contains(&format!("  {}\n", p.dir.display())), "{out}");
     let json = p.strata(&[
         "debug",

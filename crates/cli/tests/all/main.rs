@@ -34,6 +34,7 @@ mod e2e_telemetry;
 mod e2e_todo_question;
 mod e2e_tui;
 mod e2e_web;
+mod scenario_prompts;
 mod scenarios;
 mod tty_driver;
 mod tui_transports;

@@ -28,14 +28,16 @@ fn bin() -> PathBuf {
 }
 
 /// One scenario file.
-struct Scenario {
-    name: String,
+pub(crate) struct Scenario {
+    pub(crate) name: String,
     files: Map<String, Value>,
-    prompt: String,
-    turns: Vec<Turn>,
+    pub(crate) prompt: String,
+    pub(crate) turns: Vec<Turn>,
+    /// The tools its calls use, in order, repeats kept.
+    pub(crate) tools: Vec<String>,
 }
 
-fn scenarios() -> Vec<Scenario> {
+pub(crate) fn scenarios() -> Vec<Scenario> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join("scenarios"))
         .expect("tests/scenarios")
         .map(|e| e.expect("a directory entry").path())
@@ -56,7 +58,15 @@ fn parse(path: &Path) -> Scenario {
         .iter()
         .map(|t| turn(&name, t))
         .collect();
+    let tools = doc["turns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|t| t["calls"].as_array().cloned().unwrap_or_default())
+        .filter_map(|c| c["tool"].as_str().map(str::to_string))
+        .collect();
     Scenario {
+        tools,
         files: doc["files"].as_object().cloned().unwrap_or_default(),
         prompt: doc["prompt"]
             .as_str()
@@ -92,7 +102,7 @@ fn turn(name: &str, t: &Value) -> Turn {
     }
 }
 
-fn project(s: &Scenario) -> Project {
+pub(crate) fn project(s: &Scenario) -> Project {
     let p = Project::new();
     for (path, content) in &s.files {
         p.file(path, content.as_str().expect("file contents are text"));

@@ -8,7 +8,10 @@ use serde_json::Value;
 use strata_agent::store::{Role, Session, StoreError};
 use strata_protocol::wire::{PartView, PermissionRule, SessionCreateBody, SessionInfo, Todo};
 
-use strata_services::process::sandbox::Sandbox;
+use strata_services::config::Config;
+use strata_services::flags::RuntimeFlags;
+use strata_services::instance::{InstanceInfo, InstanceSeed};
+use strata_services::process::sandbox::{Sandbox, Support};
 
 use super::convert::{message_view, session_view};
 use super::instances::InstanceEntry;
@@ -27,13 +30,39 @@ pub struct SessionUpdate {
 }
 
 /// Adds `sandbox`: the effective sandbox mode of the project's instance (`workspace-write`,
-/// `read-only` or `off`), when that instance is built.
-fn add_sandbox(info: &mut SessionInfo, entry: Option<&InstanceEntry>) {
-    let mode = entry.and_then(|e| e.instance.get::<Sandbox>().ok());
-    if let Some(sandbox) = mode {
+/// `read-only` or `off`); before that instance is built, the mode it would get from the
+/// project's config, the server's `--sandbox` and the kernel.
+fn add_sandbox(
+    info: &mut SessionInfo,
+    entry: Option<&InstanceEntry>,
+    flags: Option<&RuntimeFlags>,
+) {
+    let built = entry.and_then(|e| e.instance.get::<Sandbox>().ok());
+    let mode = match (built, flags) {
+        (Some(sandbox), _) => Some(sandbox.mode()),
+        (None, Some(flags)) => expected_mode(&info.directory, flags),
+        (None, None) => None,
+    };
+    if let Some(mode) = mode {
         info.extra
-            .insert("sandbox".into(), Value::from(sandbox.mode().as_str()));
+            .insert("sandbox".into(), Value::from(mode.as_str()));
     }
+}
+
+/// The sandbox mode an instance for `dir` would get; `None` when the directory or its
+/// config cannot be read (the instance could not be built either).
+fn expected_mode(dir: &str, flags: &RuntimeFlags) -> Option<strata_services::config::SandboxMode> {
+    let seed = InstanceSeed {
+        directory: dir.into(),
+    };
+    let info = InstanceInfo::detect(&seed, flags).ok()?;
+    let config = Config::load(&info, flags).ok()?;
+    let flag = flags.sandbox_mode.as_deref();
+    Some(Sandbox::expected_mode(
+        &config.sandbox,
+        flag,
+        &Support::probe(),
+    ))
 }
 
 fn not_found(e: StoreError, what: &'static str, id: &str) -> CoreError {
@@ -58,7 +87,7 @@ impl ServerCore {
             info.extra.insert("revert".into(), revert.to_json());
         }
         let entry = self.inner.instances.built(&row.directory);
-        add_sandbox(&mut info, entry.as_deref());
+        add_sandbox(&mut info, entry.as_deref(), self.flags().as_ref());
         Ok(info)
     }
 
@@ -94,7 +123,7 @@ impl ServerCore {
             .list_sessions(Some(Path::new(&entry.directory)))?;
         let view = |s: &Session| {
             let mut info = session_view(self.store(), s);
-            add_sandbox(&mut info, Some(&entry));
+            add_sandbox(&mut info, Some(&entry), None);
             info
         };
         Ok(rows.iter().map(view).collect())
@@ -105,9 +134,10 @@ impl ServerCore {
         let parent = self.session_row(id)?;
         let rows = self.store().list_sessions(Some(&parent.directory))?;
         let entry = self.inner.instances.built(&parent.directory);
+        let flags = self.flags();
         let view = |s: &Session| {
             let mut info = session_view(self.store(), s);
-            add_sandbox(&mut info, entry.as_deref());
+            add_sandbox(&mut info, entry.as_deref(), flags.as_ref());
             info
         };
         Ok(rows
@@ -143,12 +173,23 @@ impl ServerCore {
     }
 
     /// Deletes the session (and its children); refused while a turn runs or waits in it.
+    /// The sandbox's temp directory of the session goes with it.
     pub async fn delete_session(&self, id: &str) -> Result<(), CoreError> {
-        self.session_row(id)?;
+        let row = self.session_row(id)?;
         self.ensure_idle(id).await?;
         self.store()
             .delete_session(id)
-            .map_err(|e| not_found(e, "session", id))
+            .map_err(|e| not_found(e, "session", id))?;
+        let entry = self.inner.instances.built(&row.directory);
+        if let Some(sandbox) = entry.and_then(|e| e.instance.get::<Sandbox>().ok()) {
+            sandbox.remove_session_temp(id);
+        }
+        Ok(())
+    }
+
+    /// The server's runtime flags (`--sandbox` among them).
+    fn flags(&self) -> Option<RuntimeFlags> {
+        self.inner.runtime.global().get::<RuntimeFlags>().ok()
     }
 
     /// A new session with a copy of this one's messages, up to and excluding `message_id`

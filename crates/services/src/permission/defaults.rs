@@ -5,6 +5,10 @@ use std::path::{Path, PathBuf};
 use super::rules::{Action, Rule, Ruleset};
 use super::wildcard::wildcard_match;
 
+/// The permission a `bash` command asks for to run outside the sandbox; its pattern is the
+/// command. Asked by default, never auto-allowed by the sandbox.
+pub const SANDBOX_ESCAPE: &str = "sandbox_escape";
+
 /// The `‹dir›/*` glob that covers everything under `dir` (backslashes turned into `/`).
 pub fn dir_glob(dir: &Path) -> String {
     let dir = dir.to_string_lossy().replace('\\', "/");
@@ -12,7 +16,8 @@ pub fn dir_glob(dir: &Path) -> String {
 }
 
 /// The rules every agent starts from (spec §0.5 "Default agent rules" and §0.4): everything
-/// allowed, except a doom loop and paths outside the project (asked, but the truncation dir,
+/// allowed, except a doom loop, a command that asks to run outside the sandbox
+/// (`sandbox_escape`, see `docs/sandbox.md`) and paths outside the project (asked, but the truncation dir,
 /// `temp_strata_dir` and each skill dir are allowed), questions and plan switches (denied), and
 /// reading `.env` files (asked, but `*.env.example` allowed).
 pub fn default_rules(
@@ -23,6 +28,7 @@ pub fn default_rules(
     let mut rules = vec![
         Rule::new("*", "*", Action::Allow),
         Rule::new("doom_loop", "*", Action::Ask),
+        Rule::new(SANDBOX_ESCAPE, "*", Action::Ask),
         Rule::new("external_directory", "*", Action::Ask),
         Rule::new(
             "external_directory",

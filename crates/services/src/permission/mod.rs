@@ -21,7 +21,8 @@ mod tests_rules;
 mod tests_service;
 
 pub use defaults::{
-    build_agent_rules, default_rules, dir_glob, ensure_truncation_allow, hidden_tools,
+    SANDBOX_ESCAPE, build_agent_rules, default_rules, dir_glob, ensure_truncation_allow,
+    hidden_tools,
 };
 pub use error::PermissionError;
 pub use events::{AskRequest, PermissionEvent, Reply, Request, ToolRef};

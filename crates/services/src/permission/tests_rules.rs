@@ -235,6 +235,7 @@ fn default_rules_decide_as_specified() {
     let e = |perm: &str, pat: &str| evaluate(perm, pat, &[&d]).action;
     assert_eq!(e("bash", "rm -rf /"), Allow);
     assert_eq!(e("doom_loop", "bash"), Ask);
+    assert_eq!(e("sandbox_escape", "git push"), Ask);
     assert_eq!(e("external_directory", "/etc/*"), Ask);
     assert_eq!(e("external_directory", "/data/tool-output/*"), Allow);
     assert_eq!(e("external_directory", "/tmp/strata/x/*"), Allow);

@@ -8,5 +8,6 @@ mod config_opencode;
 mod http_client;
 mod lsp_clangd;
 mod sandbox_kernel;
+mod sandbox_protect;
 mod snapshot;
 mod truncate_service;

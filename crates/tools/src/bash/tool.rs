@@ -12,7 +12,8 @@ use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::fs::{FileKind, FsUtil, to_slash};
 use strata_services::instance::InstanceInfo;
-use strata_services::process::sandbox::{Sandbox, restored_note};
+use strata_services::permission::SANDBOX_ESCAPE;
+use strata_services::process::sandbox::{Sandbox, Snapshot, restored_note};
 use strata_services::process::{ChildProcessSpawner, CommandSpec, Outcome, ProcessError};
 use strata_services::truncate::{Limits, Truncate};
 use tokio::time::Instant;
@@ -45,6 +46,13 @@ pub struct BashParams {
     /// Directory to run the command in, instead of `cd <dir> &&`. A relative path is taken
     /// from the project directory. Defaults to the project directory.
     pub workdir: Option<String>,
+    /// Run this one command outside the sandbox, after the user approves it in a separate
+    /// ask. Only for a command the sandbox refused (a write outside the writable paths, a
+    /// protected file, the network); needs `justification`. Ignored when no sandbox is on.
+    pub escape_sandbox: Option<bool>,
+    /// Why the command must run outside the sandbox, shown to the user in the ask. Required
+    /// when `escape_sandbox` is true.
+    pub justification: Option<String>,
     /// A short label for the command, shown as the call's title. Not advertised (spec §18 f);
     /// accepted because some models still send it.
     #[schemars(skip)]
@@ -139,7 +147,8 @@ impl Tool for Bash {
             None => self.info.directory.clone(),
         };
         self.check_workdir(&cwd).await?;
-        self.ask(&p.command, &cwd, &cx).await?;
+        let escape = self.escape(&p)?;
+        self.ask(&p.command, &cwd, escape.as_deref(), &cx).await?;
         // The description promises this scratch directory; failing to make it is not fatal.
         if let Err(e) = self.fs.create_dir_all(&self.scratch_dir).await {
             tracing::debug!(error = %e, "could not create the bash scratch directory");
@@ -161,8 +170,7 @@ impl Tool for Bash {
         }
 
         let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&cwd);
-        let spec = self.sandbox.command(spec, &cx.session_id);
-        let protected = self.sandbox.protect();
+        let (spec, protected) = self.place(spec, escape.is_some(), &cx.session_id);
         let mut capture = Capture::new(self.truncate.clone(), self.limits);
         let outcome = run(
             &self.spawner,
@@ -177,17 +185,15 @@ impl Tool for Bash {
             ProcessError::CwdMissing { cwd, .. } => missing_workdir(&cwd),
             other => ToolError::model(other.to_string()),
         })?;
-        let ending = match outcome {
-            Outcome::Exited { code } => Ending::Exited(code),
-            Outcome::TimedOut => Ending::TimedOut(timeout_ms),
-            Outcome::Cancelled => Ending::Aborted,
-        };
+        let ending = ending_of(outcome, timeout_ms);
         let captured = capture.finish();
         let mut output = model_output(&captured, ending);
-        let restored = protected.map(|snap| snap.restore()).unwrap_or_default();
-        for note in sandbox_notes(&self.sandbox, &captured.tail, ending, &restored) {
-            output.push_str("\n\n");
-            output.push_str(&note);
+        if escape.is_none() {
+            let restored = protected.map(|snap| snap.restore()).unwrap_or_default();
+            for note in sandbox_notes(&self.sandbox, &captured.tail, ending, &restored) {
+                output.push_str("\n\n");
+                output.push_str(&note);
+            }
         }
         let Captured {
             cut,
@@ -206,11 +212,28 @@ impl Tool for Bash {
         if let Some(d) = description {
             result = result.meta("description", d);
         }
+        if escape.is_some() {
+            result = result.meta("escapedSandbox", true);
+        }
         Ok(result)
     }
 }
 
 impl Bash {
+    /// Puts `spec` in the sandbox with a snapshot of the protected files, unless the call
+    /// was approved to run outside it (`escaped`).
+    fn place(
+        &self,
+        spec: CommandSpec,
+        escaped: bool,
+        session: &str,
+    ) -> (CommandSpec, Option<Snapshot>) {
+        if escaped {
+            return (spec, None);
+        }
+        (self.sandbox.command(spec, session), self.sandbox.protect())
+    }
+
     async fn check_workdir(&self, cwd: &Path) -> Result<(), ToolError> {
         match self.fs.stat(cwd).await {
             Ok(Some(m)) if m.kind == FileKind::Dir => Ok(()),
@@ -224,8 +247,32 @@ impl Bash {
         }
     }
 
+    /// The justification when this call runs outside the sandbox: `escape_sandbox` is set and
+    /// a sandbox is enforced (without one there is nothing to escape, and nothing is asked).
+    fn escape(&self, p: &BashParams) -> Result<Option<String>, ToolError> {
+        if p.escape_sandbox != Some(true) || self.sandbox.policy().is_none() {
+            return Ok(None);
+        }
+        match p.justification.as_deref().map(str::trim) {
+            Some(why) if !why.is_empty() => Ok(Some(why.to_string())),
+            _ => Err(ToolError::model(
+                "`escape_sandbox` needs a `justification`: say in one sentence why this command \
+                 must run outside the sandbox, so the user can decide. Or leave \
+                 `escape_sandbox` out to run it inside.",
+            )),
+        }
+    }
+
     /// Spec §7.4 step 7: outside directories first, then the commands, before anything runs.
-    async fn ask(&self, command: &str, cwd: &Path, cx: &ToolCx) -> Result<(), ToolError> {
+    /// A command that escapes the sandbox (`justification` given) is not held by it, so its
+    /// command ask is never auto-allowed, and it asks `sandbox_escape` last.
+    async fn ask(
+        &self,
+        command: &str,
+        cwd: &Path,
+        escape: Option<&str>,
+        cx: &ToolCx,
+    ) -> Result<(), ToolError> {
         let scan = scan_resolved(command, cwd, &self.info, &self.fs).await;
         if !scan.external_dirs.is_empty() {
             let globs = external_globs(&scan.external_dirs);
@@ -245,7 +292,19 @@ impl Bash {
                 // outside the project still asks.
                 Ask::new(Self::PERMISSION, scan.patterns, scan.always)
                     .metadata(json!({ "command": command }))
-                    .sandboxed(self.sandbox.auto_allow()),
+                    .sandboxed(self.sandbox.auto_allow() && escape.is_none()),
+            )
+            .await?;
+        }
+        if let Some(justification) = escape {
+            let pattern = vec![command.trim().to_string()];
+            cx.ask(
+                Ask::new(SANDBOX_ESCAPE, pattern.clone(), pattern).metadata(json!({
+                    "title": format!("Run outside the sandbox: {}", command.trim()),
+                    "command": command,
+                    "escapesSandbox": true,
+                    "justification": justification,
+                })),
             )
             .await?;
         }
@@ -278,6 +337,15 @@ fn missing_workdir(cwd: &Path) -> ToolError {
          leave it out to run in the project directory.",
         cwd.display()
     ))
+}
+
+/// How the command ended, for the model's output.
+fn ending_of(outcome: Outcome, timeout_ms: u64) -> Ending {
+    match outcome {
+        Outcome::Exited { code } => Ending::Exited(code),
+        Outcome::TimedOut => Ending::TimedOut(timeout_ms),
+        Outcome::Cancelled => Ending::Aborted,
+    }
 }
 
 /// The timer for a limit of `ms`: slightly longer than the limit, saturating for huge values
@@ -347,9 +415,16 @@ mod tests {
             .collect();
         assert_eq!(
             keys,
-            ["command", "timeout", "workdir"],
+            [
+                "command",
+                "timeout",
+                "workdir",
+                "escape_sandbox",
+                "justification"
+            ],
             "description is not advertised"
         );
+        assert_eq!(s["properties"]["escape_sandbox"]["type"], "boolean");
         assert_eq!(s["required"], json!(["command"]));
         let t = &s["properties"]["timeout"];
         assert_eq!(t["type"], "integer");

@@ -129,3 +129,23 @@ async fn a_refused_write_gets_one_hint_line_naming_the_setting() {
     assert!(!other.output.contains("sandbox:"), "{}", other.output);
     t.dispose().await;
 }
+
+#[tokio::test]
+async fn the_session_temp_dir_is_removed_when_the_instance_ends() {
+    if !enforced() {
+        return;
+    }
+    let t = TestInstance::builder().build().await;
+    let out = t
+        .call(
+            "bash",
+            json!({"command": "touch \"$TMPDIR/mark\" && echo \"$TMPDIR\""}),
+        )
+        .await
+        .unwrap();
+    let tmp = std::path::PathBuf::from(out.output.lines().next().unwrap().trim());
+    assert!(tmp.join("mark").exists(), "{}", out.output);
+    assert!(tmp.ends_with("ses_test"), "per session: {}", tmp.display());
+    t.dispose().await;
+    assert!(!tmp.exists(), "{} is left behind", tmp.display());
+}

@@ -55,6 +55,14 @@ pub(super) fn permission(
             theme::code(),
         )));
     }
+    if req.metadata.get("escapesSandbox") == Some(&Value::Bool(true)) {
+        let why = meta("justification").unwrap_or("(none given)");
+        let line = Line::from(Span::styled(
+            format!("  Runs OUTSIDE the sandbox, with all your access. Reason: {why}"),
+            theme::warn(),
+        ));
+        out.extend(wrap(line, width, &[Span::raw("  ")]));
+    }
     out.push(Line::default());
     let mut choices = vec![Span::raw("  ")];
     for (i, (_, label)) in PERMISSION_CHOICES.iter().enumerate() {

@@ -163,6 +163,22 @@ fn permission_dialog() {
 }
 
 #[test]
+fn sandbox_escape_dialog() {
+    let mut events = turn_start();
+    events.push(ev(
+        Some(5),
+        "permission.asked",
+        json!({"id": "per_2", "sessionID": SID,
+        "permission": "sandbox_escape", "patterns": ["git push origin main"],
+        "always": ["git push origin main"],
+        "metadata": {"command": "git push origin main", "escapesSandbox": true,
+            "justification": "the user asked to publish the branch",
+            "title": "Run outside the sandbox: git push origin main"}}),
+    ));
+    check("sandbox_escape", app_with(events));
+}
+
+#[test]
 fn question_dialog() {
     let q = |multiple: bool| {
         json!({"question": "Which greeting should farewell() print?", "header": "Greeting",

@@ -11,6 +11,7 @@
 mod child;
 mod hint;
 mod landlock;
+mod namespace;
 mod protect;
 mod roots;
 mod seccomp;
@@ -19,9 +20,10 @@ mod service;
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-pub use hint::blocked_hint;
+pub use hint::{blocked_hint, protected_hint};
+pub use namespace::{Protected, SIMULATE_NO_USERNS_ENV};
 pub use protect::{PROTECTED_DIRS, PROTECTED_FILES, Snapshot, restored_note};
 pub use roots::{DEVICE_DIRS, DEVICE_FILES, RootsInput, is_secret, is_writable, writable_roots};
 pub use service::{Sandbox, SandboxError, SandboxInputs, SandboxReport};
@@ -39,23 +41,36 @@ pub struct Support {
     pub landlock_abi: i64,
     /// Whether seccomp filters can be installed.
     pub seccomp: bool,
+    /// Whether a child may enter a new user and mount namespace (for the read-only binds of
+    /// the protected files).
+    pub user_namespaces: bool,
     /// Whether [`SIMULATE_UNSUPPORTED_ENV`] hid the real support.
     pub simulated: bool,
 }
 
 impl Support {
-    /// Asks the kernel, unless the simulation switch is set in the environment.
+    /// Asks the kernel (once per process: the namespace probe forks), unless a simulation
+    /// switch is set in the environment.
     pub fn probe() -> Support {
-        let simulate =
-            std::env::var(SIMULATE_UNSUPPORTED_ENV).is_ok_and(|v| matches!(v.trim(), "1" | "true"));
-        if simulate {
+        let switch =
+            |name: &str| std::env::var(name).is_ok_and(|v| matches!(v.trim(), "1" | "true"));
+        if switch(SIMULATE_UNSUPPORTED_ENV) {
             return Support::missing(true);
         }
-        Support {
-            landlock_abi: child::landlock_abi().max(0),
-            seccomp: child::seccomp_available(),
-            simulated: false,
+        static KERNEL: OnceLock<Support> = OnceLock::new();
+        let mut support = KERNEL
+            .get_or_init(|| Support {
+                landlock_abi: child::landlock_abi().max(0),
+                seccomp: child::seccomp_available(),
+                user_namespaces: child::user_namespaces_work(),
+                simulated: false,
+            })
+            .clone();
+        if switch(SIMULATE_NO_USERNS_ENV) {
+            support.user_namespaces = false;
+            support.simulated = true;
         }
+        support
     }
 
     /// No Landlock and no seccomp (`simulated`: whether that is pretended).
@@ -63,6 +78,7 @@ impl Support {
         Support {
             landlock_abi: 0,
             seccomp: false,
+            user_namespaces: false,
             simulated,
         }
     }
@@ -104,6 +120,8 @@ struct PolicyInner {
     network: bool,
     roots: Vec<PathBuf>,
     passthrough: Vec<String>,
+    /// Bound read-only in a user and mount namespace before each command, when set.
+    protected: Option<Protected>,
     /// Keeps the ruleset fd open as long as any spawn may use it.
     _landlock: OwnedFd,
     prepared: Arc<child::Prepared>,
@@ -117,6 +135,18 @@ impl SandboxPolicy {
         roots: Vec<PathBuf>,
         passthrough: Vec<String>,
     ) -> Result<SandboxPolicy, String> {
+        Self::build_protecting(mode, network, roots, passthrough, None)
+    }
+
+    /// Like [`build`](Self::build), and each command also gets the `protected` paths that
+    /// exist bound read-only (only when the kernel allows user namespaces).
+    pub fn build_protecting(
+        mode: SandboxMode,
+        network: bool,
+        roots: Vec<PathBuf>,
+        passthrough: Vec<String>,
+        protected: Option<Protected>,
+    ) -> Result<SandboxPolicy, String> {
         let fd = landlock::build(&roots)?;
         let filter = seccomp::compile(network)?;
         let prepared = Arc::new(child::Prepared {
@@ -128,6 +158,7 @@ impl SandboxPolicy {
             network,
             roots,
             passthrough,
+            protected,
             _landlock: fd,
             prepared,
         })))
@@ -157,9 +188,22 @@ impl SandboxPolicy {
             .collect()
     }
 
-    /// Makes `cmd` apply this policy in the child, between fork and exec.
+    /// Whether commands get the protected files bound read-only.
+    pub fn binds_protected(&self) -> bool {
+        self.0.protected.is_some()
+    }
+
+    /// Makes `cmd` apply this policy in the child, between fork and exec. The namespace is
+    /// entered only when a protected path exists, so a project without any pays nothing.
     pub(crate) fn install(&self, cmd: &mut tokio::process::Command) {
-        child::install(cmd, self.0.prepared.clone());
+        let existing = self
+            .0
+            .protected
+            .as_ref()
+            .map(Protected::existing)
+            .unwrap_or_default();
+        let ns = (!existing.is_empty()).then(|| child::NsPlan::new(&existing));
+        child::install(cmd, self.0.prepared.clone(), ns);
     }
 }
 
@@ -177,6 +221,7 @@ impl std::fmt::Debug for SandboxPolicy {
             .field("mode", &self.0.mode)
             .field("network", &self.0.network)
             .field("roots", &self.0.roots)
+            .field("protected", &self.0.protected)
             .finish_non_exhaustive()
     }
 }

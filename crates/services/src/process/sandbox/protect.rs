@@ -29,6 +29,8 @@ type State = Option<(Vec<u8>, u32)>;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
     root: PathBuf,
+    /// More protected paths, absolute (a linked worktree's shared hooks and config).
+    extra: Vec<PathBuf>,
     files: BTreeMap<PathBuf, State>,
     /// Whether the project had a `.git` before the command: a repository the command itself
     /// creates (`git init`) is left alone, since no hook of it existed to be run.
@@ -38,13 +40,20 @@ pub struct Snapshot {
 impl Snapshot {
     /// Reads every protected file of the project at `root`.
     pub fn take(root: &Path) -> Snapshot {
+        Snapshot::take_with(root, &[])
+    }
+
+    /// Reads every protected file of the project at `root` and below the absolute `extra`
+    /// paths.
+    pub fn take_with(root: &Path, extra: &[PathBuf]) -> Snapshot {
         let mut files = BTreeMap::new();
-        for rel in protected_paths(root) {
+        for rel in protected_paths(root, extra) {
             let state = read(&root.join(&rel));
             files.insert(rel, state);
         }
         Snapshot {
             root: root.to_path_buf(),
+            extra: extra.to_vec(),
             files,
             had_git: root.join(".git").exists(),
         }
@@ -53,7 +62,7 @@ impl Snapshot {
     /// Puts back every protected file that changed since the snapshot (content, permissions,
     /// creation or removal) and returns their paths relative to the project, sorted.
     pub fn restore(&self) -> Vec<PathBuf> {
-        let now = Snapshot::take(&self.root);
+        let now = Snapshot::take_with(&self.root, &self.extra);
         let mut changed = Vec::new();
         let paths: std::collections::BTreeSet<&PathBuf> =
             self.files.keys().chain(now.files.keys()).collect();
@@ -78,6 +87,19 @@ impl Snapshot {
         }
         changed
     }
+}
+
+/// Whether `rel`, relative to the project, is protected (a protected file, a `.claude`
+/// settings file, or anything below a protected directory).
+pub(super) fn is_protected(rel: &Path) -> bool {
+    let claude_settings = rel.parent() == Some(Path::new(".claude"))
+        && rel
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("settings") && n.ends_with(".json"));
+    claude_settings
+        || PROTECTED_FILES.iter().any(|f| rel == Path::new(f))
+        || PROTECTED_DIRS.iter().any(|d| rel.starts_with(d))
 }
 
 /// The note for the model after `restored` files were put back.
@@ -114,8 +136,8 @@ fn write(path: &Path, content: &[u8], mode: u32) -> std::io::Result<()> {
 }
 
 /// Every protected path that exists now (files of the protected directories included), plus
-/// the protected files by name whether they exist or not.
-fn protected_paths(root: &Path) -> Vec<PathBuf> {
+/// the protected files by name whether they exist or not. `extra` paths stay absolute.
+fn protected_paths(root: &Path, extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = PROTECTED_FILES.iter().map(PathBuf::from).collect();
     if let Ok(entries) = std::fs::read_dir(root.join(".claude")) {
         for entry in entries.flatten() {
@@ -127,6 +149,13 @@ fn protected_paths(root: &Path) -> Vec<PathBuf> {
     }
     for dir in PROTECTED_DIRS {
         walk(root, Path::new(dir), &mut out);
+    }
+    for path in extra {
+        if path.is_dir() {
+            walk(root, path, &mut out);
+        } else {
+            out.push(path.clone());
+        }
     }
     out
 }
@@ -194,6 +223,29 @@ mod tests {
     }
 
     #[test]
+    fn protected_means_a_listed_file_or_below_a_listed_directory() {
+        for p in [
+            ".git/config",
+            ".git/hooks/pre-commit",
+            "strata.json",
+            ".strata/agents/x.md",
+            ".claude/settings.local.json",
+            "AGENTS.md",
+        ] {
+            assert!(is_protected(Path::new(p)), "{p}");
+        }
+        for p in [
+            ".git/HEAD",
+            "src/strata.json",
+            ".claude/notes.json",
+            "AGENTS.md.bak",
+            ".strata-other/x",
+        ] {
+            assert!(!is_protected(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
     fn a_repository_the_command_creates_is_left_alone() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -204,6 +256,29 @@ mod tests {
         std::fs::write(root.join("AGENTS.md"), "new").unwrap();
         assert_eq!(snap.restore(), [PathBuf::from("AGENTS.md")]);
         assert!(root.join(".git/config").exists() && !root.join("AGENTS.md").exists());
+    }
+
+    #[test]
+    fn extra_absolute_paths_are_watched_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("wt");
+        let common = dir.path().join("main/.git");
+        std::fs::create_dir_all(common.join("hooks")).unwrap();
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(common.join("config"), "[core]\n").unwrap();
+        let extra = [common.join("hooks"), common.join("config")];
+        let snap = Snapshot::take_with(&root, &extra);
+        std::fs::write(common.join("hooks/pre-commit"), "evil").unwrap();
+        std::fs::write(common.join("config"), "evil").unwrap();
+        assert_eq!(
+            snap.restore(),
+            [common.join("config"), common.join("hooks/pre-commit")]
+        );
+        assert!(!common.join("hooks/pre-commit").exists());
+        assert_eq!(
+            std::fs::read_to_string(common.join("config")).unwrap(),
+            "[core]\n"
+        );
     }
 
     #[test]

@@ -80,6 +80,22 @@ pub(super) fn resolve(entry: &str, project: &Path, home: &Path) -> PathBuf {
     project.join(entry)
 }
 
+/// The shared git directory of a linked worktree at `project` (what `git rev-parse
+/// --git-common-dir` prints), when it lies outside the project; read from the `.git` file
+/// and the `commondir` file it points to, without starting git.
+pub(super) fn git_common_dir(project: &Path) -> Option<PathBuf> {
+    let dot_git = std::fs::read_to_string(project.join(".git")).ok()?;
+    let git_dir = dot_git
+        .lines()
+        .find_map(|l| l.strip_prefix("gitdir:"))?
+        .trim();
+    let git_dir = project.join(git_dir);
+    let common = std::fs::read_to_string(git_dir.join("commondir")).ok()?;
+    let common = std::fs::canonicalize(git_dir.join(common.trim())).ok()?;
+    let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    (!common.starts_with(&project)).then_some(common)
+}
+
 /// Whether `path` is one of `roots` or below one.
 pub fn is_writable(path: &Path, roots: &[PathBuf]) -> bool {
     roots.iter().any(|root| path.starts_with(root))

@@ -31,6 +31,15 @@ const ALWAYS_REFUSED: &[libc::c_long] = &[
     libc::SYS_mount,
     libc::SYS_umount2,
     libc::SYS_pivot_root,
+    // The newer mount calls: a command that is root in its user namespace could otherwise
+    // clear the read-only flag of a protected file's bind.
+    libc::SYS_open_tree,
+    libc::SYS_move_mount,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_mount_setattr,
     libc::SYS_open_by_handle_at,
     libc::SYS_name_to_handle_at,
     libc::SYS_keyctl,
