@@ -9,4 +9,5 @@ mod http_client;
 mod lsp_clangd;
 mod sandbox_kernel;
 mod snapshot;
+mod snapshot_store;
 mod truncate_service;
