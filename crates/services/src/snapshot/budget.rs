@@ -32,18 +32,23 @@ pub struct BudgetReport {
     pub collected: bool,
 }
 
-/// Per repository: the size after the last collection that could not get under the budget.
+/// Per repository: captures since the last measurement, the last size, and the size after
+/// the last collection that could not get under the budget.
 #[derive(Debug, Default)]
 pub(super) struct BudgetState {
+    /// Trees written since the last measurement; without new ones the size has not grown.
+    pub(super) captures: u64,
+    last: Option<u64>,
     floor: Option<u64>,
     warned: bool,
 }
 
-/// Whether a store of `bytes` should be collected: over `budget`, and (when the last
-/// collection could not get under it) grown by a tenth of the budget since, so a store whose
+/// Whether a store of `bytes` should be collected: over `budget`, and when the last
+/// collection could not get under it, either some snapshot has become droppable since (its
+/// session was deleted) or the store grew by a tenth of the budget. So a store whose
 /// snapshots all still count is not collected on every capture.
-pub(super) fn should_collect(bytes: u64, budget: u64, floor: Option<u64>) -> bool {
-    bytes > budget && floor.is_none_or(|f| bytes > f.saturating_add(budget / 10))
+pub(super) fn should_collect(bytes: u64, budget: u64, floor: Option<u64>, droppable: bool) -> bool {
+    bytes > budget && (droppable || floor.is_none_or(|f| bytes > f.saturating_add(budget / 10)))
 }
 
 /// The refs no live session can revert to, oldest first (ids sort by creation time).
@@ -153,32 +158,41 @@ pub(super) async fn enforce(
     git: &Git<'_>,
     state: &mut BudgetState,
     budget: u64,
-    live: &dyn Fn(&str) -> bool,
+    live: &(dyn Fn(&str) -> bool + Send + Sync),
 ) -> Result<BudgetReport, SnapshotError> {
+    let bytes = match state.last {
+        Some(bytes) if state.captures == 0 => bytes,
+        _ => measure(&git.git_dir).await,
+    };
+    state.captures = 0;
+    state.last = Some(bytes);
     let mut report = BudgetReport {
-        bytes: measure(&git.git_dir).await,
+        bytes,
         ..BudgetReport::default()
     };
-    if !should_collect(report.bytes, budget, state.floor) {
+    if report.bytes <= budget {
+        state.floor = None;
+        return Ok(report);
+    }
+    let refs = git
+        .run(&["for-each-ref", "--format=%(refname)", MARKS, KEEPS])
+        .await?;
+    let mut dead = dead_refs(&refs, live);
+    if !should_collect(report.bytes, budget, state.floor, !dead.is_empty()) {
         return Ok(report);
     }
     report.bytes = collect(git).await?;
     report.collected = true;
-    if report.bytes > budget {
-        let refs = git
-            .run(&["for-each-ref", "--format=%(refname)", MARKS, KEEPS])
-            .await?;
-        let mut dead = dead_refs(&refs, live);
-        while report.bytes > budget && !dead.is_empty() {
-            let rest = dead.split_off(dead.len().div_ceil(2));
-            for name in &dead {
-                git.run(&["update-ref", "-d", name]).await?;
-            }
-            report.pruned += dead.len();
-            dead = rest;
-            report.bytes = collect(git).await?;
+    while report.bytes > budget && !dead.is_empty() {
+        let rest = dead.split_off(dead.len().div_ceil(2));
+        for name in &dead {
+            git.run(&["update-ref", "-d", name]).await?;
         }
+        report.pruned += dead.len();
+        dead = rest;
+        report.bytes = collect(git).await?;
     }
+    state.last = Some(report.bytes);
     state.floor = (report.bytes > budget).then_some(report.bytes);
     if report.bytes > budget && !state.warned {
         state.warned = true;
@@ -198,12 +212,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn collection_waits_for_growth_after_a_failed_attempt() {
-        assert!(!should_collect(100, 100, None));
-        assert!(should_collect(101, 100, None));
-        // The last collection left 150: wait until 160 (150 + a tenth of 100).
-        assert!(!should_collect(160, 100, Some(150)));
-        assert!(should_collect(161, 100, Some(150)));
+    fn collection_waits_for_growth_or_a_droppable_snapshot_after_a_failed_attempt() {
+        assert!(!should_collect(100, 100, None, true));
+        assert!(should_collect(101, 100, None, false));
+        // The last collection left 150: wait until 160 (150 + a tenth of 100)...
+        assert!(!should_collect(160, 100, Some(150), false));
+        assert!(should_collect(161, 100, Some(150), false));
+        // ...unless a session was deleted since.
+        assert!(should_collect(151, 100, Some(150), true));
     }
 
     #[test]

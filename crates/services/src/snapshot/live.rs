@@ -298,6 +298,7 @@ impl LiveSnapshots {
 /// Stages every file that is neither ignored nor skipped and writes the index as a tree.
 async fn write_tree(git: &Git<'_>, repo: &mut Repo) -> Result<String, SnapshotError> {
     scan::refresh(git, &mut repo.skips).await?;
+    repo.budget.captures += 1;
     git.run(&["add", "--all", "--", "."]).await?;
     Ok(git.run(&["write-tree"]).await?.trim().to_string())
 }
