@@ -118,7 +118,8 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes the session with its messages, parts, todos and rules, after its children.
+    /// Deletes the session with its messages, parts, todos, rules, undo rows and run records,
+    /// after its children.
     /// The events stay, ending with `session.deleted`, so replaying clients learn of it.
     pub fn delete_session(&self, session_id: &str) -> Result<(), StoreError> {
         let children: Vec<String> = self
@@ -134,7 +135,11 @@ impl Store {
             SESSION_DELETED,
             |tx, _, path| {
                 let session = load_session(tx, path, session_id)?;
+                // Every table that refers to the session goes first (foreign keys are on).
                 for sql in [
+                    "DELETE FROM hidden_messages WHERE session_id = ?1",
+                    "DELETE FROM reverts WHERE session_id = ?1",
+                    "DELETE FROM runs WHERE session_id = ?1",
                     "DELETE FROM parts WHERE session_id = ?1",
                     "DELETE FROM messages WHERE session_id = ?1",
                     "DELETE FROM todos WHERE session_id = ?1",
