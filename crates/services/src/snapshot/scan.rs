@@ -35,9 +35,9 @@ pub(super) fn project_is_git(worktree: &Path) -> bool {
 /// Recomputes what to leave out; when it changed, rewrites `info/exclude` and takes newly
 /// skipped paths out of the shadow index (git keeps tracking what it once added).
 pub(super) async fn refresh(git: &Git<'_>, skips: &mut Skips) -> Result<(), SnapshotError> {
-    let listed = untracked(git).await?;
+    let (listed, by_project) = untracked(git).await?;
     let mut crowded = crowded_dirs(&listed, MAX_DIR_ENTRIES);
-    if project_is_git(git.worktree) && !crowded.is_empty() {
+    if by_project && !crowded.is_empty() {
         let dirs: Vec<&str> = crowded.iter().map(|(d, _)| d.as_str()).collect();
         let tracked = git
             .run_project(&[&["ls-files", "-z", "--"][..], &dirs].concat())
@@ -66,23 +66,29 @@ pub(super) async fn refresh(git: &Git<'_>, skips: &mut Skips) -> Result<(), Snap
     apply(git, skips, now).await
 }
 
-/// The untracked, not ignored files of the worktree (folders git will not enter end in `/`).
-async fn untracked(git: &Git<'_>) -> Result<Vec<String>, SnapshotError> {
+/// The untracked, not ignored files of the worktree (folders git will not enter end in `/`),
+/// and whether the project's own git listed them.
+async fn untracked(git: &Git<'_>) -> Result<(Vec<String>, bool), SnapshotError> {
     let args = ["ls-files", "-z", "--others", "--exclude-standard"];
-    let listing = if project_is_git(git.worktree) {
-        git.run_project(&args).await?
-    } else {
-        let scratch = scratch_dir(&git.git_dir);
-        if !scratch.join("HEAD").exists() {
-            git.init(&scratch).await?;
-        }
-        git.run_in(&scratch, &args).await?
+    let split = |listing: String| -> Vec<String> {
+        listing
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect()
     };
-    Ok(listing
-        .split('\0')
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
-        .collect())
+    if project_is_git(git.worktree) {
+        match git.run_project(&args).await {
+            Ok(listing) => return Ok((split(listing), true)),
+            // A repository git refuses (another owner, say): list it as a plain folder.
+            Err(e) => tracing::debug!(error = %e, "listing with the project's git failed"),
+        }
+    }
+    let scratch = scratch_dir(&git.git_dir);
+    if !scratch.join("HEAD").exists() {
+        git.init(&scratch).await?;
+    }
+    Ok((split(git.run_in(&scratch, &args).await?), false))
 }
 
 /// The size of each regular file (symlinks and vanished files are left out).
