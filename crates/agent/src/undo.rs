@@ -135,8 +135,12 @@ impl Undo {
     }
 
     /// The session's file changes: from its first snapshot to the files now (empty when it
-    /// never changed a file while snapshots were on).
+    /// never changed a file while snapshots were on, or snapshots are refused in its folder).
     pub async fn diff(&self, session_id: &str) -> Result<Vec<FileChange>, UndoError> {
+        // A refused folder (home, root) has no snapshots, so no change to show.
+        if self.snapshots.refused(&self.worktree).is_some() {
+            return Ok(Vec::new());
+        }
         let marks = self.snapshots.marks(&self.worktree, session_id).await?;
         let Some((_, first)) = marks.first() else {
             return Ok(Vec::new());

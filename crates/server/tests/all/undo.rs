@@ -233,3 +233,46 @@ async fn past_max_mb_a_deleted_sessions_snapshots_go_and_a_live_one_still_revert
     );
     assert!(s.dir.join("a.txt").exists());
 }
+
+#[tokio::test]
+async fn in_a_home_directory_a_revert_takes_back_only_the_conversation_and_says_so() {
+    strata_testkit::require_external!("git", "apt-get install git");
+    let s = server(vec![
+        Turn::tool_call(
+            "c1",
+            "write",
+            r#"{"filePath":"new.txt","content":"hello\n"}"#,
+        ),
+        Turn::text("written"),
+    ])
+    .home_is_project()
+    .start()
+    .await;
+    let id = s.session().await;
+    let done = s
+        .post(&format!("/session/{id}/message"), Server::prompt("write"))
+        .await;
+    assert_eq!(done.status, StatusCode::OK, "{:?}", done.body);
+    assert!(
+        !s.root().join("data/snapshot").exists(),
+        "no snapshot taken"
+    );
+    let diff = s.get(&format!("/session/{id}/diff")).await;
+    assert_eq!(diff.status, StatusCode::OK, "{:?}", diff.body);
+    assert_eq!(diff.body, json!([]));
+
+    let first = first_message(&s, &id).await;
+    let reverted = s
+        .post(
+            &format!("/session/{id}/revert"),
+            json!({"messageID": first}),
+        )
+        .await;
+    assert_eq!(reverted.status, StatusCode::OK, "{:?}", reverted.body);
+    let note = reverted.body["revert"]["files"]["note"].as_str().unwrap();
+    assert!(note.starts_with("No file was changed"), "{note}");
+    assert!(note.contains("home directory"), "{note}");
+    assert!(s.dir.join("new.txt").exists(), "the file was not touched");
+    let back = s.post(&format!("/session/{id}/unrevert"), json!({})).await;
+    assert_eq!(back.status, StatusCode::OK, "{:?}", back.body);
+}

@@ -18,6 +18,9 @@ pub(super) const MARKS: &str = "refs/strata/";
 /// Namespace of the files before a revert, kept for unrevert: `refs/strata-keep/<session>`.
 pub(super) const KEEPS: &str = "refs/strata-keep/";
 
+/// Far from the budget, the store is measured once per this many captures.
+const MEASURE_EVERY: u64 = 16;
+
 /// Temp files younger than this may belong to a git command still running.
 const TEMP_GRACE: Duration = Duration::from_secs(60);
 
@@ -41,6 +44,17 @@ pub(super) struct BudgetState {
     last: Option<u64>,
     floor: Option<u64>,
     warned: bool,
+}
+
+/// Whether to measure the store now: on the first check, and after new captures, each time
+/// once it holds more than half the budget, else once per [`MEASURE_EVERY`] captures (a
+/// `du` of many loose objects is not free; the skip rules bound what one capture adds).
+pub(super) fn should_measure(captures: u64, last: Option<u64>, budget: u64) -> bool {
+    match last {
+        None => true,
+        Some(_) if captures == 0 => false,
+        Some(bytes) => bytes > budget / 2 || captures >= MEASURE_EVERY,
+    }
 }
 
 /// Whether a store of `bytes` should be collected: over `budget`, and when the last
@@ -161,10 +175,12 @@ pub(super) async fn enforce(
     live: &(dyn Fn(&str) -> bool + Send + Sync),
 ) -> Result<BudgetReport, SnapshotError> {
     let bytes = match state.last {
-        Some(bytes) if state.captures == 0 => bytes,
-        _ => measure(&git.git_dir).await,
+        Some(bytes) if !should_measure(state.captures, state.last, budget) => bytes,
+        _ => {
+            state.captures = 0;
+            measure(&git.git_dir).await
+        }
     };
-    state.captures = 0;
     state.last = Some(bytes);
     let mut report = BudgetReport {
         bytes,
@@ -210,6 +226,18 @@ pub(super) async fn enforce(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn far_from_the_budget_the_store_is_measured_now_and_then() {
+        assert!(should_measure(0, None, 100));
+        assert!(!should_measure(0, Some(90), 100), "nothing new captured");
+        assert!(
+            should_measure(1, Some(51), 100),
+            "close to the budget: every capture"
+        );
+        assert!(!should_measure(15, Some(50), 100));
+        assert!(should_measure(16, Some(50), 100));
+    }
 
     #[test]
     fn collection_waits_for_growth_or_a_droppable_snapshot_after_a_failed_attempt() {
