@@ -174,6 +174,25 @@ async fn main() {
         snapshots.restore(&root, &after).await.unwrap();
     }
     let skipped = snapshots.skipped(&root).await.unwrap();
+    let before_gc = disk_usage(&store);
+    let repo = fs::read_dir(&store)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let ok = Command::new("git")
+        .args([
+            "--git-dir",
+            &repo.to_string_lossy(),
+            "gc",
+            "--prune=now",
+            "--quiet",
+        ])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git gc");
     let project = disk_usage(&root);
     println!(
         "snapshot_store: {turns} turns, {SOURCE_FILES} source files, build folder of {BUILD_FILES} × {} KiB, git project: {git}",
@@ -184,9 +203,11 @@ async fn main() {
         project as f64 / 1048576.0
     );
     println!(
-        "store after the run:    {:.1} MiB (budget {} MiB, {pruned} snapshots dropped)",
-        disk_usage(&store) as f64 / 1048576.0,
-        max_bytes / 1048576
+        "store after the run:    {:.1} MiB (budget {} MiB, {pruned} snapshots dropped); \
+         after a git gc: {:.1} MiB",
+        before_gc as f64 / 1048576.0,
+        max_bytes / 1048576,
+        disk_usage(&store) as f64 / 1048576.0
     );
     println!(
         "left out:               {}",
