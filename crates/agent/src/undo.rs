@@ -7,6 +7,12 @@
 //! - a new prompt on a reverted session makes the revert final ([`commit_revert`]): the taken
 //!   back messages are hidden for good (still in the store and in exports).
 //! - [`Undo::diff`] is what the session changed, from its first snapshot to the files now.
+//!
+//! A revert says what it did to the files ([`FilesNote`]): what it restored, what the
+//! snapshots leave out, and when it changed no file, why; it never claims a restore it did
+//! not make.
+
+mod note;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -14,6 +20,14 @@ use std::path::PathBuf;
 use strata_services::snapshot::{FileChange, SnapshotError, Snapshots};
 
 use crate::store::{Message, Part, Revert, Store, StoreError};
+pub use note::{FilesNote, Restore, files_note};
+
+/// A revert that was made, with what it did to the files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevertOutcome {
+    pub revert: Revert,
+    pub files: FilesNote,
+}
 
 /// Why an undo operation could not be done.
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +62,11 @@ impl Undo {
     }
 
     /// Reverts the session to just before `message_id`.
-    pub async fn revert(&self, session_id: &str, message_id: &str) -> Result<Revert, UndoError> {
+    pub async fn revert(
+        &self,
+        session_id: &str,
+        message_id: &str,
+    ) -> Result<RevertOutcome, UndoError> {
         let messages = self.store.messages(session_id)?;
         let Some(index) = messages.iter().position(|(m, _)| m.id == message_id) else {
             return Err(UndoError::UnknownMessage {
@@ -57,6 +75,16 @@ impl Undo {
             });
         };
         let existing = self.store.revert_of(session_id)?;
+        if let Some(refused) = self.snapshots.refused(&self.worktree) {
+            // No snapshot can exist here: take back the conversation and say so.
+            let revert = Revert {
+                message_id: message_id.to_string(),
+                snapshot: existing.map(|r| r.snapshot).unwrap_or_default(),
+            };
+            self.store.set_revert(session_id, &revert)?;
+            let files = files_note(Restore::Refused(&refused.detail), &[], false);
+            return Ok(RevertOutcome { revert, files });
+        }
         let marks = self.snapshots.marks(&self.worktree, session_id).await?;
         let marks: HashMap<String, String> = marks.into_iter().collect();
         // The first mark among the taken-back messages, in conversation order, is the state
@@ -64,23 +92,29 @@ impl Undo {
         let target = messages[index..]
             .iter()
             .find_map(|(m, _)| marks.get(&m.id).cloned());
-        // Unrevert must return to the files before the FIRST revert, however often it moved.
+        // Unrevert must return to the files before the FIRST revert, however often it moved;
+        // that tree is kept, so the store's budget never collects it.
         let before = match &existing {
             Some(r) => r.snapshot.clone(),
-            None => self.snapshots.capture(&self.worktree).await?,
+            None => self.snapshots.keep(&self.worktree, session_id).await?,
         };
-        if let Some(tree) = target
-            .as_deref()
-            .or(existing.as_ref().map(|r| r.snapshot.as_str()))
-        {
-            self.snapshots.restore(&self.worktree, tree).await?;
-        }
+        let tree = target.or(existing.map(|r| r.snapshot));
+        let restored = match tree.filter(|t| !t.is_empty()) {
+            Some(tree) => Some(self.snapshots.restore(&self.worktree, &tree).await?),
+            None => None,
+        };
         let revert = Revert {
             message_id: message_id.to_string(),
             snapshot: before,
         };
         self.store.set_revert(session_id, &revert)?;
-        Ok(revert)
+        let skipped = self.snapshots.skipped(&self.worktree).await?;
+        let restore = restored
+            .as_deref()
+            .map_or(Restore::NoSnapshot, Restore::Done);
+        let git = self.worktree.join(".git").exists();
+        let files = files_note(restore, &skipped, git);
+        Ok(RevertOutcome { revert, files })
     }
 
     /// Undoes the session's revert.
@@ -90,16 +124,23 @@ impl Undo {
                 session: session_id.into(),
             });
         };
-        self.snapshots
-            .restore(&self.worktree, &revert.snapshot)
-            .await?;
+        // An empty snapshot: the revert was made where snapshots are off, and moved no file.
+        if !revert.snapshot.is_empty() {
+            self.snapshots
+                .restore(&self.worktree, &revert.snapshot)
+                .await?;
+        }
         self.store.clear_revert(session_id)?;
         Ok(())
     }
 
     /// The session's file changes: from its first snapshot to the files now (empty when it
-    /// never changed a file while snapshots were on).
+    /// never changed a file while snapshots were on, or snapshots are refused in its folder).
     pub async fn diff(&self, session_id: &str) -> Result<Vec<FileChange>, UndoError> {
+        // A refused folder (home, root) has no snapshots, so no change to show.
+        if self.snapshots.refused(&self.worktree).is_some() {
+            return Ok(Vec::new());
+        }
         let marks = self.snapshots.marks(&self.worktree, session_id).await?;
         let Some((_, first)) = marks.first() else {
             return Ok(Vec::new());

@@ -2,6 +2,7 @@
 //! changes, over the agent's [`Undo`] for the session's project. A busy session is refused:
 //! files must not move under a running turn.
 
+use serde_json::Value;
 use strata_agent::undo::{Undo, UndoError};
 use strata_protocol::wire::{FileDiff, SessionInfo};
 use strata_services::snapshot::Snapshots;
@@ -25,14 +26,20 @@ impl ServerCore {
     }
 
     /// `POST /session/:id/revert`: files back to before `message_id`, later messages hidden.
+    /// The reply's `revert.files` says what was restored and what the snapshots do not cover.
     pub async fn revert(&self, id: &str, message_id: &str) -> Result<SessionInfo, CoreError> {
         self.ensure_idle(id).await?;
-        self.undo_of(id)
+        let outcome = self
+            .undo_of(id)
             .await?
             .revert(id, message_id)
             .await
             .map_err(undo_error)?;
-        self.session(id)
+        let mut info = self.session(id)?;
+        if let Some(Value::Object(revert)) = info.extra.get_mut("revert") {
+            revert.insert("files".into(), outcome.files.to_json());
+        }
+        Ok(info)
     }
 
     /// `POST /session/:id/unrevert`: files and messages as they were before the revert.

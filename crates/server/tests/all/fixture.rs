@@ -33,6 +33,8 @@ pub(crate) struct Builder {
     files: Vec<(&'static str, &'static str)>,
     /// Providers, besides `openai`, whose base URL is the scripted model server.
     served_as: Vec<&'static str>,
+    /// The project folder doubles as the home directory (snapshots refuse it).
+    home_is_project: bool,
 }
 
 impl Builder {
@@ -56,6 +58,12 @@ impl Builder {
             password: Some(password.into()),
             username: username.map(str::to_string),
         };
+        self
+    }
+
+    /// Runs the project in what the server takes for the user's home directory.
+    pub(crate) fn home_is_project(mut self) -> Self {
+        self.home_is_project = true;
         self
     }
 
@@ -95,7 +103,11 @@ impl Builder {
         }
         std::fs::write(dir.join("strata.json"), config.to_string()).unwrap();
         let mut flags = RuntimeFlags::for_dirs(&data, &config_dir);
-        flags.home_dir = home;
+        flags.home_dir = if self.home_is_project {
+            dir.clone()
+        } else {
+            home
+        };
         let mut graph = strata_agent::production();
         graph
             .replace::<RuntimeFlags>(Node::value(Tier::Global, flags))
@@ -130,6 +142,7 @@ pub(crate) fn server(script: Vec<Turn>) -> Builder {
         auth: AuthConfig::default(),
         files: Vec::new(),
         served_as: Vec::new(),
+        home_is_project: false,
     }
 }
 

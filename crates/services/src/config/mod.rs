@@ -87,6 +87,29 @@ pub struct Experimental {
     pub continue_loop_on_deny: bool,
 }
 
+/// The `snapshot` section (undo points). opencode writes `snapshot` as a boolean; that form is
+/// accepted and keeps the defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotConfig {
+    /// `snapshot.max_mb`: the most each project's snapshot store may take on disk, in MiB.
+    pub max_mb: u64,
+}
+
+impl Default for SnapshotConfig {
+    fn default() -> Self {
+        Self {
+            max_mb: crate::snapshot::DEFAULT_MAX_MB,
+        }
+    }
+}
+
+impl SnapshotConfig {
+    /// The budget in bytes.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_mb.saturating_mul(1024 * 1024)
+    }
+}
+
 /// Where to look for skills beyond the standard directories.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SkillsConfig {
@@ -122,6 +145,8 @@ pub struct ConfigData {
     pub skills: SkillsConfig,
     /// The `sandbox` section: how the commands the model runs are held.
     pub sandbox: SandboxConfig,
+    /// The `snapshot` section: the size budget of the undo store.
+    pub snapshot: SnapshotConfig,
     /// `instructions`: more instruction files for the system prompt, paths or globs as written
     /// (relative to the instance directory, `~/` for home; the Instructions service resolves).
     pub instructions: Vec<String>,
@@ -147,6 +172,7 @@ impl Default for ConfigData {
             websearch: WebsearchConfig::default(),
             skills: SkillsConfig::default(),
             sandbox: SandboxConfig::default(),
+            snapshot: SnapshotConfig::default(),
             instructions: Vec::new(),
             raw: Value::Object(Map::new()),
         }

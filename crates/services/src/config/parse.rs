@@ -2,10 +2,12 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::{FieldError, boolean, get, object, positive, string, strings, wrong};
+use super::fields::{
+    FieldError, boolean, get, object, positive, positive_as, string, strings, wrong,
+};
 use super::{
-    ConfigData, Experimental, SkillsConfig, ToolOutput, ToolsConfig, WebsearchConfig, mcp,
-    providers,
+    ConfigData, Experimental, SkillsConfig, SnapshotConfig, ToolOutput, ToolsConfig,
+    WebsearchConfig, mcp, providers,
 };
 
 const ACTIONS: &str = "\"allow\", \"ask\" or \"deny\"";
@@ -76,6 +78,20 @@ fn skill_paths(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
     )
 }
 
+/// `snapshot`: opencode's boolean, or an object with a positive `max_mb`.
+fn snapshot(obj: &Map<String, Value>) -> Result<SnapshotConfig, FieldError> {
+    let defaults = SnapshotConfig::default();
+    let section = match get(obj, "snapshot") {
+        None | Some(Value::Bool(_)) => return Ok(defaults),
+        Some(Value::Object(section)) => section,
+        Some(v) => return Err(wrong("snapshot", "true, false or an object", v)),
+    };
+    let what = "a whole number of MiB above 0 (the default is 2048)";
+    Ok(SnapshotConfig {
+        max_mb: positive_as(section, "max_mb", "snapshot.max_mb", what)?.unwrap_or(defaults.max_mb),
+    })
+}
+
 /// `instructions`: an array of strings (paths or globs).
 fn instructions(obj: &Map<String, Value>) -> Result<Vec<String>, FieldError> {
     strings(
@@ -128,6 +144,7 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
             paths: skill_paths(root)?,
         },
         sandbox: super::sandbox::section(root)?,
+        snapshot: snapshot(root)?,
         instructions: instructions(root)?,
         raw: value.clone(),
     })
@@ -257,6 +274,32 @@ mod tests {
             assert_eq!(field, "websearch.url");
             assert!(found.contains(bad), "{found}");
         }
+    }
+
+    #[test]
+    fn snapshot_budget_is_read_and_checked() {
+        assert_eq!(typed(&json!({})).unwrap().snapshot.max_mb, 2048);
+        assert_eq!(
+            typed(&json!({"snapshot": false})).unwrap().snapshot.max_mb,
+            2048
+        );
+        let d = typed(&json!({"snapshot": {"max_mb": 64}})).unwrap();
+        assert_eq!(d.snapshot.max_bytes(), 64 * 1024 * 1024);
+        for bad in [json!(0), json!(-5), json!(1.5), json!("1G")] {
+            let (field, found) = field_error(json!({"snapshot": {"max_mb": bad}}));
+            assert_eq!(field, "snapshot.max_mb", "{found}");
+        }
+        let e = typed(&json!({"snapshot": {"max_mb": "1G"}}))
+            .unwrap_err()
+            .in_file("strata.json")
+            .to_string();
+        assert!(
+            e.contains("`snapshot.max_mb` must be a whole number of MiB above 0")
+                && e.contains("strata.json")
+                && e.contains("\"1G\""),
+            "{e}"
+        );
+        assert_eq!(field_error(json!({"snapshot": "on"})).0, "snapshot");
     }
 
     #[test]

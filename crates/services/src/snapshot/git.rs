@@ -30,14 +30,33 @@ impl Git<'_> {
         self.exec(args, spec).await
     }
 
-    /// Creates the repository (and its parent folders) if it is not there yet.
-    pub(super) async fn init(&self) -> Result<(), SnapshotError> {
-        let dir = self.git_dir.to_string_lossy().into_owned();
-        let args = ["init", "--quiet", "--bare", dir.as_str()];
+    /// Runs `git ARGS` against `git_dir` (another repository) with the same work tree.
+    pub(super) async fn run_in(
+        &self,
+        git_dir: &Path,
+        args: &[&str],
+    ) -> Result<String, SnapshotError> {
+        let spec = CommandSpec::new("git")
+            .args(args)
+            .cwd(self.worktree)
+            .env("GIT_DIR", git_dir)
+            .env("GIT_WORK_TREE", self.worktree);
+        self.exec(args, spec).await
+    }
+
+    /// Runs `git ARGS` in the work tree with the project's own repository (read-only uses).
+    pub(super) async fn run_project(&self, args: &[&str]) -> Result<String, SnapshotError> {
+        let spec = CommandSpec::new("git").args(args).cwd(self.worktree);
+        self.exec(args, spec).await
+    }
+
+    /// Creates the repository `dir` (and its parent folders) if it is not there yet, without
+    /// git's sample hooks.
+    pub(super) async fn init(&self, dir: &Path) -> Result<(), SnapshotError> {
+        let dir = dir.to_string_lossy().into_owned();
+        let args = ["init", "--quiet", "--bare", "--template=", dir.as_str()];
         self.exec(&args, CommandSpec::new("git").args(args).cwd(self.worktree))
             .await?;
-        // Bare so nothing is checked out into it; but every command names the work tree.
-        self.run(&["config", "core.bare", "false"]).await?;
         Ok(())
     }
 

@@ -10,10 +10,18 @@
 //! Off unless switched on ([`Snapshots::set_enabled`]; `strata serve` does, and
 //! `STRATA_SNAPSHOT=1` does for any command): a capture costs a `git add` of the project.
 //! Without `git` on the PATH a capture fails with an error saying so.
+//!
+//! The store cannot eat the disk: untracked files over 10 MiB and untracked folders with more
+//! than 200 entries are left out ([`skip`]), a home directory or a file system root is never
+//! snapshotted, and [`Snapshots::enforce_budget`] keeps each shadow repository under
+//! `snapshot.max_mb` by dropping the oldest snapshots no live session can revert to.
 
+mod budget;
 mod git;
 mod live;
 mod parse;
+mod scan;
+pub mod skip;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -23,7 +31,12 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 use crate::flags::RuntimeFlags;
 use crate::process::ChildProcessSpawner;
 
+pub use budget::{BudgetReport, Liveness, disk_usage};
 pub use parse::FileChange;
+pub use skip::{SkipReason, Skipped};
+
+/// The default of `snapshot.max_mb`: each shadow repository may take this many MiB.
+pub const DEFAULT_MAX_MB: u64 = 2048;
 
 /// Why a snapshot could not be taken, restored or compared.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,6 +72,7 @@ impl Snapshots {
         Self(Arc::new(live::LiveSnapshots::new(
             spawner,
             flags.data_dir.join("snapshot"),
+            flags.home_dir.clone(),
             on,
         )))
     }
@@ -82,9 +96,42 @@ impl Snapshots {
         self.0.set_enabled(on);
     }
 
-    /// Captures the files of `worktree` now; returns the tree id.
+    /// Tells the store which sessions still exist: only the snapshots of sessions for which
+    /// `live` says `false` may be dropped to keep under the budget. Until this is set, none is.
+    pub fn set_liveness(&self, live: Liveness) {
+        self.0.set_liveness(live);
+    }
+
+    /// Why `worktree` is never snapshotted (a home directory or a file system root), if so.
+    pub fn refused(&self, worktree: &Path) -> Option<SnapshotError> {
+        self.0.refused(worktree)
+    }
+
+    /// Captures the files of `worktree` now; returns the tree id. Nothing keeps the tree: a
+    /// collection may remove it (use [`Snapshots::keep`] for a tree that must last).
     pub async fn capture(&self, worktree: &Path) -> Result<String, SnapshotError> {
         self.0.capture(worktree).await
+    }
+
+    /// Captures the files of `worktree` and keeps the tree while `session` lives (one kept
+    /// tree per session, replaced by the next): the files before a revert, for unrevert.
+    pub async fn keep(&self, worktree: &Path, session: &str) -> Result<String, SnapshotError> {
+        self.0.keep(worktree, session).await
+    }
+
+    /// What the snapshots of `worktree` leave out, as of its last capture in this process.
+    pub async fn skipped(&self, worktree: &Path) -> Result<Vec<Skipped>, SnapshotError> {
+        self.0.skipped(worktree).await
+    }
+
+    /// Measures the shadow repository of `worktree` and, past `max_bytes`, collects it and
+    /// drops its oldest snapshots that no live session can revert to.
+    pub async fn enforce_budget(
+        &self,
+        worktree: &Path,
+        max_bytes: u64,
+    ) -> Result<BudgetReport, SnapshotError> {
+        self.0.enforce_budget(worktree, max_bytes).await
     }
 
     /// Captures `worktree` for (`session`, `message`) unless that message already has a mark
@@ -95,7 +142,7 @@ impl Snapshots {
         session: &str,
         message: &str,
     ) -> Result<Option<String>, SnapshotError> {
-        if !self.enabled() {
+        if !self.enabled() || self.0.refused(worktree).is_some() {
             return Ok(None);
         }
         self.0.mark(worktree, session, message).await.map(Some)

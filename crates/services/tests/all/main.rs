@@ -10,4 +10,5 @@ mod lsp_clangd;
 mod sandbox_kernel;
 mod sandbox_protect;
 mod snapshot;
+mod snapshot_store;
 mod truncate_service;

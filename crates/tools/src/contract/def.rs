@@ -116,6 +116,7 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let marker = (!T::EFFECTS.read_only).then(|| Marker {
         snapshots,
         worktree: info.worktree.clone(),
+        max_bytes: config.snapshot.max_bytes(),
     });
     let tool = Arc::new(T::init(deps));
     let description = tool.description();

@@ -6,11 +6,13 @@ use tower_service::Service;
 use crate::contract::{ToolError, ToolResult};
 use crate::layers::CallCx;
 
-/// Where to capture: the Snapshots service and the instance's worktree.
+/// Where to capture: the Snapshots service, the instance's worktree and the store's budget.
 #[derive(Debug, Clone)]
 pub struct Marker {
     pub snapshots: Snapshots,
     pub worktree: PathBuf,
+    /// `snapshot.max_mb` in bytes: checked after each new undo point.
+    pub max_bytes: u64,
 }
 
 /// See [`SnapshotLayer`](super::SnapshotLayer).
@@ -47,14 +49,35 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Box::pin(async move {
             let (session, message) = (req.cx().session_id.clone(), req.cx().message_id.clone());
-            if let Err(e) = marker
+            match marker
                 .snapshots
                 .mark(&marker.worktree, &session, &message)
                 .await
             {
-                tracing::warn!(error = %e, session = %session, "no undo point for this step");
+                Ok(Some(_)) => keep_in_budget(&marker).await,
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, session = %session, "no undo point for this step");
+                }
             }
             inner.call(req).await
         })
+    }
+}
+
+/// Holds the store to `snapshot.max_mb`; a failure is logged, the tool still runs.
+async fn keep_in_budget(marker: &Marker) {
+    match marker
+        .snapshots
+        .enforce_budget(&marker.worktree, marker.max_bytes)
+        .await
+    {
+        Ok(report) if report.collected => tracing::info!(
+            bytes = report.bytes,
+            pruned = report.pruned,
+            "snapshot store collected to keep under snapshot.max_mb"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "could not keep the snapshot store in its budget"),
     }
 }
