@@ -11,6 +11,7 @@ pub mod flags;
 pub mod format;
 pub mod frontmatter;
 pub mod fs;
+pub mod hooks;
 pub mod http;
 pub mod instance;
 pub mod instructions;

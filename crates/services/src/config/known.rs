@@ -40,7 +40,7 @@ const OPENCODE: [&str; 32] = [
 ];
 
 /// Strata's own keys that opencode does not have (see `parse.rs` and the readers of `raw`).
-const STRATA: [&str; 8] = [
+const STRATA: [&str; 10] = [
     "shell",
     "tool_output",
     "mcp_trust",
@@ -49,6 +49,8 @@ const STRATA: [&str; 8] = [
     "limits",
     "subagent_depth",
     "sandbox",
+    "hooks",
+    "claude_compat",
 ];
 
 /// Whether `key` is a top-level key Strata or opencode knows.

@@ -84,7 +84,31 @@ impl ChildProcessSpawner {
     /// `timeout` its group is stopped and the call fails with `TimedOut`. Output still held
     /// open by a background descendant after the exit is collected until the same deadline.
     pub async fn run(&self, spec: CommandSpec, timeout: Duration) -> Result<Output, ProcessError> {
+        self.run_with_input(spec, None, timeout).await
+    }
+
+    /// Like [`ChildProcessSpawner::run`], with `input` written to the child's stdin, which is
+    /// then closed (hooks read their JSON object this way).
+    pub async fn run_with_input(
+        &self,
+        spec: CommandSpec,
+        input: Option<Vec<u8>>,
+        timeout: Duration,
+    ) -> Result<Output, ProcessError> {
+        let spec = if input.is_some() {
+            spec.stdin_piped()
+        } else {
+            spec
+        };
         let mut child = self.spawn(spec).await?;
+        if let (Some(bytes), Some(mut stdin)) = (input, child.stdin()) {
+            // On its own task: a child that never reads its input must not hold up the wait,
+            // and one that exits early only breaks the pipe.
+            tokio::spawn(async move {
+                use tokio::io::AsyncWriteExt;
+                let _ = stdin.write_all(&bytes).await;
+            });
+        }
         let deadline = child::deadline_after(timeout);
         let mut rx = child.output();
         let collect = async move {
