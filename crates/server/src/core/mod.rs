@@ -15,6 +15,7 @@
 pub mod catalog;
 pub mod convert;
 mod error;
+mod fanout;
 mod frame;
 pub mod hub;
 pub mod instances;

@@ -41,6 +41,21 @@ async fn serve() -> (Server, tokio::task::JoinHandle<std::io::Result<()>>, Targe
     (s, serving, target)
 }
 
+/// A load small enough for every CI run: each client must get every answer streamed whole,
+/// each delta before its part's completion and in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_turns_stream_every_delta_before_its_part_completes_at_five_clients() {
+    let (s, serving, target) = serve().await;
+    let _asked = load_drive::script(&s.model);
+    let run = load_drive::run(&target, 10, 5, LIMIT).await;
+    load_drive::same_everywhere(&run).unwrap();
+    if let Err(e) = load_deltas::check_streaming(&run) {
+        panic!("{e} ({:?})", load_deltas::streaming(&run));
+    }
+    serving.abort();
+    s.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_turns_reach_twenty_clients_complete_and_in_order() {
     let (s, serving, target) = serve().await;
@@ -120,21 +135,8 @@ async fn fifty_turns_reach_twenty_clients_complete_and_in_order() {
         last_cursor = cursor;
     }
     assert_eq!(seqs.len(), SESSIONS);
-    // The live text deltas are each session's answer streamed in order, never repeated: they
-    // add up to its start (a delta that reaches the fan-out after its part went out whole is
-    // dropped, and under this load most do).
-    for (n, id) in run.sessions.iter().enumerate() {
-        let text: String = run.clients[0]
-            .iter()
-            .filter(|g| g.kind() == "message.part.delta" && g.session() == Some(id))
-            .filter_map(|g| g.payload["properties"]["delta"].as_str())
-            .collect();
-        let answer = load_drive::answer(n);
-        assert!(
-            answer.starts_with(&text),
-            "{text:?} is not the start of {answer:?}"
-        );
-    }
+    // Each answer streamed whole at every client, every delta before its part's completion.
+    load_deltas::check_streaming(&run).unwrap();
     serving.abort();
     s.shutdown().await;
 }
