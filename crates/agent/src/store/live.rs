@@ -8,20 +8,21 @@ use rusqlite::{OptionalExtension, params};
 use super::server::GlobalEvent;
 use super::{SqlResult, Store, StoreError};
 
-/// One item of the live channel ([`Store::subscribe`]).
+/// One item of the live channel ([`Store::subscribe`]). Boxed, so the channel's slots, which
+/// every process that opens a store allocates, stay small.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Live {
     /// An event just committed, with its place in the global order.
-    Stored(GlobalEvent),
+    Stored(Box<GlobalEvent>),
     /// Assistant text streamed before its part is stored whole (never stored itself).
-    Delta(TextDelta),
+    Delta(Box<TextDelta>),
 }
 
 impl Live {
     /// The committed event, when this is one.
     pub fn stored(&self) -> Option<&GlobalEvent> {
         match self {
-            Live::Stored(e) => Some(e),
+            Live::Stored(e) => Some(e.as_ref()),
             Live::Delta(_) => None,
         }
     }
@@ -67,14 +68,14 @@ impl Store {
             .optional()
             .op(self.path(), "reading a session's last event")?;
         let (seq, gseq) = last.unwrap_or((0, 0));
-        let _ = self.inner.live.send(Live::Delta(TextDelta {
+        let _ = self.inner.live.send(Live::Delta(Box::new(TextDelta {
             session_id: session_id.to_string(),
             message_id: message_id.to_string(),
             part_id: part_id.to_string(),
             delta: delta.to_string(),
             seq,
             gseq,
-        }));
+        })));
         drop(conn);
         Ok(())
     }
@@ -91,4 +92,15 @@ pub(super) fn inserted_gseq(
         params![session_id, seq],
         |r| r.get(0),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_channel_slot_holds_a_pointer_not_an_event() {
+        // Every store allocates `SUBSCRIBER_BUFFER` of these up front, used or not.
+        assert!(std::mem::size_of::<Live>() <= 2 * std::mem::size_of::<usize>());
+    }
 }

@@ -161,10 +161,10 @@ impl Store {
         };
         // Sent while the connection is still held: the channel keeps the commit order. No
         // subscribers is fine: the event is in the table for whoever comes later.
-        let _ = self.inner.live.send(Live::Stored(GlobalEvent {
+        let _ = self.inner.live.send(Live::Stored(Box::new(GlobalEvent {
             gseq,
             event: event.clone(),
-        }));
+        })));
         drop(conn);
         Ok((value, event))
     }

@@ -39,7 +39,7 @@ fn plan(items: Vec<Live>) -> Vec<Step> {
             Live::Delta(delta) => {
                 let before = upto.take().unwrap_or(0).max(delta.gseq);
                 steps.push(Step::CatchUp(before));
-                steps.push(Step::Delta(delta));
+                steps.push(Step::Delta(*delta));
             }
         }
     }
@@ -345,7 +345,7 @@ mod tests {
     }
 
     fn stored(gseq: i64) -> Live {
-        Live::Stored(GlobalEvent {
+        Live::Stored(Box::new(GlobalEvent {
             gseq,
             event: Event {
                 session_id: "ses_a".into(),
@@ -354,7 +354,7 @@ mod tests {
                 data: serde_json::Value::Null,
                 created_ms: 1,
             },
-        })
+        }))
     }
 
     fn delta(text: &str, gseq: i64) -> TextDelta {
@@ -373,8 +373,8 @@ mod tests {
         let items = vec![
             stored(1),
             stored(2),
-            Live::Delta(delta("Lo", 2)),
-            Live::Delta(delta("ad", 2)),
+            Live::Delta(Box::new(delta("Lo", 2))),
+            Live::Delta(Box::new(delta("ad", 2))),
             stored(3),
         ];
         assert_eq!(
@@ -394,7 +394,7 @@ mod tests {
     fn a_delta_whose_commits_were_missed_first_catches_up_to_its_own_event() {
         // After a lag the commit notes before the delta are gone; its own number remains.
         assert_eq!(
-            plan(vec![Live::Delta(delta("Lo", 7)), stored(8)]),
+            plan(vec![Live::Delta(Box::new(delta("Lo", 7))), stored(8)]),
             vec![
                 Step::CatchUp(7),
                 Step::Delta(delta("Lo", 7)),
