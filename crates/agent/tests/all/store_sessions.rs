@@ -220,6 +220,16 @@ fn streamed_text_sits_in_the_live_channel_between_the_commits_it_came_between() 
             "stored 4 6"
         ]
     );
+    // A reader that must not run ahead of global 5 reads nothing past it.
+    let gseqs = |v: Vec<strata_agent::store::GlobalEvent>| -> Vec<i64> {
+        v.iter().map(|e| e.gseq).collect()
+    };
+    assert_eq!(
+        gseqs(store.global_events_between(2, 5, 10).unwrap()),
+        [3, 4, 5]
+    );
+    assert_eq!(gseqs(store.global_events_between(2, 5, 2).unwrap()), [3, 4]);
+    assert_eq!(gseqs(store.global_events_after(4, 10).unwrap()), [5, 6]);
 }
 
 #[test]

@@ -133,25 +133,22 @@ impl Task {
     /// Sends the stored events after the last one sent, up to global number `target`.
     fn catch_up_to(&mut self, target: i64) {
         while self.last < target {
-            let page = match self.store.global_events_after(self.last, PAGE) {
+            let page = match self.store.global_events_between(self.last, target, PAGE) {
                 Ok(p) => p,
                 Err(e) => {
                     tracing::error!(error = %e, "the event fan-out could not read the store");
                     return;
                 }
             };
-            let wanted = page.iter().take_while(|e| e.gseq <= target);
-            let mut read = 0;
-            for stored in wanted {
+            if page.is_empty() {
+                // Nothing stored up to `target` is left to read.
+                break;
+            }
+            for stored in &page {
                 for frame in self.converter.frames(stored) {
                     self.send(Arc::new(frame));
                 }
                 self.last = stored.gseq;
-                read += 1;
-            }
-            if read == 0 {
-                // Nothing stored up to `target` is left to read.
-                break;
             }
         }
         self.delivered.send_replace(self.last);

@@ -190,9 +190,12 @@ impl Subscription {
             }
             match self.replay_after {
                 Some(after) if after < self.replay_until => {
-                    let page = self.store.global_events_after(after, PAGE).ok()?;
+                    let page = self
+                        .store
+                        .global_events_between(after, self.replay_until, PAGE)
+                        .ok()?;
                     let mut next = self.replay_until;
-                    for stored in page.iter().take_while(|e| e.gseq <= self.replay_until) {
+                    for stored in &page {
                         next = stored.gseq;
                         let frames = self.converter.frames(stored);
                         self.pending
