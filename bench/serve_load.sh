@@ -20,6 +20,10 @@
 #   any client (how far the clients drift apart).
 # - peak RSS: `VmHWM` of the server process from /proc when the load has finished (and, apart,
 #   the sum of its child processes'), read before the process is killed.
+# - deltas before their part's completion: of the text deltas each answer is streamed in
+#   (sessions x deltas per answer x clients), the share that reached a client before that
+#   text part's completion (`message.part.updated` with `time.end`); a delta dropped or sent
+#   after the completion counts against it.
 # - whether every client got the same items in the same order with no id twice, and whether
 #   each session's stored messages hold four completed tool parts, five step-finish parts and
 #   the scripted answer.

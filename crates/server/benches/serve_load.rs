@@ -17,6 +17,9 @@ use strata_testkit::model_server::ModelServer;
 
 // The load driver is shared with the load test of the integration binary.
 #[allow(dead_code)]
+#[path = "../tests/all/load_deltas.rs"]
+mod load_deltas;
+#[allow(dead_code)]
 #[path = "../tests/all/load_drive.rs"]
 mod load_drive;
 
@@ -179,7 +182,7 @@ async fn bench_serve_load() {
         var("BENCH_SESSIONS", 50),
         var("BENCH_CLIENTS", 20),
     );
-    let mut rows: Vec<[f64; 6]> = Vec::new();
+    let mut rows: Vec<[f64; 7]> = Vec::new();
     for run_no in 1..=runs {
         rows.push(one_run(&kind, run_no, sessions, clients).await);
     }
@@ -190,19 +193,22 @@ async fn bench_serve_load() {
     };
     println!(
         "bench: {kind} median of {runs}: {:.1} turns/s | step p50 {:.1} ms p99 {:.1} ms | answer \
-         step p50 {:.1} ms p99 {:.1} ms | peak RSS {:.1} MiB",
+         step p50 {:.1} ms p99 {:.1} ms | peak RSS {:.1} MiB | deltas before their part's \
+         completion {:.2}%",
         median(0),
         median(1),
         median(2),
         median(3),
         median(4),
-        median(5)
+        median(5),
+        median(6) * 100.0
     );
 }
 
 /// One run of the load against a fresh server of `kind`: prints its `bench:` line and returns
-/// turns/s, step p50 and p99, answer p50 and p99 (ms) and peak RSS (MiB).
-async fn one_run(kind: &str, run_no: usize, sessions: usize, clients: usize) -> [f64; 6] {
+/// turns/s, step p50 and p99, answer p50 and p99 (ms), peak RSS (MiB) and the share of text
+/// deltas delivered before their part's completion.
+async fn one_run(kind: &str, run_no: usize, sessions: usize, clients: usize) -> [f64; 7] {
     let root = tempfile::Builder::new()
         .prefix("strata-load-")
         .tempdir()
@@ -228,6 +234,7 @@ async fn one_run(kind: &str, run_no: usize, sessions: usize, clients: usize) -> 
     let (server_cpu, driver_cpu) = (cpu_seconds(&server.0.id().to_string()), cpu_seconds("self"));
     let consistent = load_drive::same_everywhere(&run);
     let complete = load_drive::check_sessions(&target, &run).await;
+    let streamed = load_deltas::streaming(&run);
     let Figures {
         turns_per_second,
         wall,
@@ -243,13 +250,15 @@ async fn one_run(kind: &str, run_no: usize, sessions: usize, clients: usize) -> 
         ms(percentile(&mut answer, 50.0)),
         ms(percentile(&mut answer, 99.0)),
         rss as f64 / 1024.0,
+        streamed.share(),
     ];
     println!(
         "bench: {kind} run {run_no}: {sessions} turns in {:.2} s = {:.1} turns/s | step end -> \
          step-finish at client p50 {:.1} ms p99 {:.1} ms ({} samples) | answer step p50 {:.1} \
          ms p99 {:.1} ms | fan-out spread p50 {:.2} ms p99 {:.2} ms | peak RSS {:.1} MiB \
          (+ children {:.1} MiB) | CPU server {server_cpu:.2} s, driver and model {:.2} s (cumulative) | {items} items per client | same at every client: {} | \
-         sessions complete: {}",
+         sessions complete: {} | deltas before their part's completion {:.2}% ({} of {}, {} \
+         after it)",
         wall.as_secs_f64(),
         row[0],
         row[1],
@@ -268,6 +277,10 @@ async fn one_run(kind: &str, run_no: usize, sessions: usize, clients: usize) -> 
         complete
             .as_ref()
             .map_or_else(|e| format!("NO: {e}"), |()| "yes".into()),
+        row[6] * 100.0,
+        streamed.before,
+        streamed.expected,
+        streamed.after,
     );
     drop(server);
     row

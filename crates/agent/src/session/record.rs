@@ -6,6 +6,8 @@
 //! Services may commit events of the session too while a tool runs (the todo list's
 //! `todo.updated`). The sink gets those as well, in order: an event whose seq skips ahead makes
 //! the recorder read the skipped ones from the table and forward them first.
+//!
+//! Streamed text also goes to the store's live channel, between the commits it came between.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -154,8 +156,17 @@ impl Recorder {
         self.event(kinds::SESSION_ERROR, value(&data))
     }
 
-    /// Streams a piece of text that is not stored yet (its part is stored whole later).
+    /// Streams a piece of text that is not stored yet (its part is stored whole later): to the
+    /// store's live channel, in order with the commits around it (the server's fan-out reads
+    /// that), and to the sink.
     pub fn text_delta(&self, message_id: &str, part_id: &str, delta: &str) {
+        let streamed = self
+            .store
+            .stream_text(&self.session_id, message_id, part_id, delta);
+        if let Err(e) = streamed {
+            // Only the live view misses this piece; the part is stored whole when it ends.
+            tracing::warn!(session = %self.session_id, "a text delta was not streamed: {e}");
+        }
         if let Some(sink) = &self.sink {
             let _ = sink.send(LoopEvent::TextDelta {
                 session_id: self.session_id.clone(),

@@ -4,7 +4,7 @@
 //! it, numbered per session without gaps (`max(seq) + 1` inside a `BEGIN IMMEDIATE`
 //! transaction, so writers on other connections or processes wait their turn). A client that
 //! missed a live notification replays with [`Store::events_since`]; live events of this handle
-//! come from [`Store::subscribe`] after each commit.
+//! come from [`Store::subscribe`] after each commit, with the streamed text between them.
 //!
 //! The methods are synchronous and short; async callers may use them directly or through
 //! `spawn_blocking`. A [`Store`] is a cheap-to-clone handle around one connection.
@@ -15,6 +15,7 @@
 //! [`Store::record_event`].
 
 mod ids;
+mod live;
 mod queue;
 mod read;
 mod revert;
@@ -34,6 +35,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 pub use ids::{IdKind, new_id, now_ms};
+pub use live::{Live, TextDelta};
 pub use queue::QueuedPrompt;
 pub use revert::Revert;
 pub use runs::{GroupRecord, RunRecord};
@@ -44,8 +46,9 @@ pub use types::{Event, Message, Part, Role, Session, StoreError, kinds};
 /// The database file name inside the data directory.
 pub const DB_FILE: &str = "strata.db";
 
-/// Live events buffered per subscriber before it lags (and should replay from the table).
-const SUBSCRIBER_BUFFER: usize = 1024;
+/// Live items buffered per subscriber before it lags (and should replay from the table);
+/// room for a burst of commits and text deltas from many sessions at once.
+pub const SUBSCRIBER_BUFFER: usize = 4096;
 
 /// A handle to the session database.
 #[derive(Clone)]
@@ -56,7 +59,7 @@ pub struct Store {
 struct Inner {
     path: PathBuf,
     conn: Mutex<Connection>,
-    live: broadcast::Sender<Event>,
+    live: broadcast::Sender<Live>,
 }
 
 impl std::fmt::Debug for Store {
@@ -102,9 +105,11 @@ impl Store {
         &self.inner.path
     }
 
-    /// Events committed through this handle from now on. A lagging receiver gets
-    /// `RecvError::Lagged` and should catch up with [`events_since`](Self::events_since).
-    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+    /// Events committed through this handle from now on, and the text streamed between them
+    /// ([`stream_text`](Self::stream_text)), in that order. A lagging receiver gets
+    /// `RecvError::Lagged` and should catch up with [`events_since`](Self::events_since) (the
+    /// deltas it missed are gone).
+    pub fn subscribe(&self) -> broadcast::Receiver<Live> {
         self.inner.live.subscribe()
     }
 
@@ -145,6 +150,7 @@ impl Store {
             params![session_id, seq, kind, data.to_string(), now],
         )
         .op(path, "recording an event")?;
+        let gseq = live::inserted_gseq(&tx, session_id, seq).op(path, "numbering an event")?;
         tx.commit().op(path, "committing a change")?;
         let event = Event {
             session_id: session_id.to_string(),
@@ -153,8 +159,13 @@ impl Store {
             data,
             created_ms: now,
         };
-        // No subscribers is fine: the event is in the table for whoever comes later.
-        let _ = self.inner.live.send(event.clone());
+        // Sent while the connection is still held: the channel keeps the commit order. No
+        // subscribers is fine: the event is in the table for whoever comes later.
+        let _ = self.inner.live.send(Live::Stored(Box::new(GlobalEvent {
+            gseq,
+            event: event.clone(),
+        })));
+        drop(conn);
         Ok((value, event))
     }
 }

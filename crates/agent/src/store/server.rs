@@ -29,16 +29,30 @@ impl Store {
         after: i64,
         limit: usize,
     ) -> Result<Vec<GlobalEvent>, StoreError> {
+        self.global_events_between(after, i64::MAX, limit)
+    }
+
+    /// Up to `limit` events with a global sequence number above `after` and at most `upto`, in
+    /// that order (a reader that must not run ahead of `upto` reads nothing past it).
+    pub fn global_events_between(
+        &self,
+        after: i64,
+        upto: i64,
+        limit: usize,
+    ) -> Result<Vec<GlobalEvent>, StoreError> {
         let path = self.path();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let raw: Vec<(i64, _)> = self
             .conn()
-            .prepare(&format!(
-                "SELECT {EVENT_COLUMNS}, gseq FROM events WHERE gseq > ?1 ORDER BY gseq LIMIT ?2"
+            .prepare_cached(&format!(
+                "SELECT {EVENT_COLUMNS}, gseq FROM events WHERE gseq > ?1 AND gseq <= ?2
+                 ORDER BY gseq LIMIT ?3"
             ))
             .and_then(|mut s| {
-                s.query_map(params![after, limit], |r| Ok((r.get(5)?, raw_event(r)?)))?
-                    .collect()
+                s.query_map(params![after, upto, limit], |r| {
+                    Ok((r.get(5)?, raw_event(r)?))
+                })?
+                .collect()
             })
             .op(path, "reading events in global order")?;
         raw.into_iter()

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use strata_agent::store::{Role, Store, StoreError, kinds};
+use strata_agent::store::{Live, Role, Store, StoreError, kinds};
 
 fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -167,13 +167,69 @@ fn every_change_is_an_event_and_replay_starts_after_a_seq() {
     assert_eq!(tail, all[3..].to_vec());
     assert!(store.events_since(&s.id, 5).unwrap().is_empty());
 
-    for expected in &all {
-        assert_eq!(
-            &live.try_recv().unwrap(),
-            expected,
-            "live events match the table"
-        );
+    for (n, expected) in all.iter().enumerate() {
+        let item = live.try_recv().unwrap();
+        let stored = item.stored().expect("only commits so far");
+        assert_eq!(&stored.event, expected, "live events match the table");
+        assert_eq!(stored.gseq, n as i64 + 1, "with their global number");
     }
+}
+
+#[test]
+fn streamed_text_sits_in_the_live_channel_between_the_commits_it_came_between() {
+    let (_dir, store) = store();
+    let a = store.create_session(Path::new("/p"), None).unwrap();
+    let b = store.create_session(Path::new("/p"), None).unwrap();
+    let mut live = store.subscribe();
+    let m = store
+        .append_message(&a.id, Role::Assistant, json!({}))
+        .unwrap();
+    let p = store
+        .upsert_part(&a.id, &m.id, None, "text", json!({"text": ""}))
+        .unwrap();
+    store
+        .record_event(&b.id, "session.status", json!({}))
+        .unwrap();
+    store.stream_text(&a.id, &m.id, &p.id, "Lo").unwrap();
+    store
+        .upsert_part(&a.id, &m.id, Some(&p.id), "text", json!({"text": "Lo"}))
+        .unwrap();
+
+    let mut got = Vec::new();
+    while let Ok(item) = live.try_recv() {
+        got.push(match item {
+            Live::Stored(s) => format!("stored {} {}", s.event.seq, s.gseq),
+            Live::Delta(d) => {
+                assert_eq!(
+                    (d.session_id, d.message_id, d.part_id),
+                    (a.id.clone(), m.id.clone(), p.id.clone())
+                );
+                format!("delta {:?} after seq {} at {}", d.delta, d.seq, d.gseq)
+            }
+        });
+    }
+    // Session a's part (its seq 3, global 4) was its last event when the text streamed; the
+    // other session's commit (global 5) came in between, the completion (global 6) after.
+    assert_eq!(
+        got,
+        [
+            "stored 2 3",
+            "stored 3 4",
+            "stored 2 5",
+            "delta \"Lo\" after seq 3 at 4",
+            "stored 4 6"
+        ]
+    );
+    // A reader that must not run ahead of global 5 reads nothing past it.
+    let gseqs = |v: Vec<strata_agent::store::GlobalEvent>| -> Vec<i64> {
+        v.iter().map(|e| e.gseq).collect()
+    };
+    assert_eq!(
+        gseqs(store.global_events_between(2, 5, 10).unwrap()),
+        [3, 4, 5]
+    );
+    assert_eq!(gseqs(store.global_events_between(2, 5, 2).unwrap()), [3, 4]);
+    assert_eq!(gseqs(store.global_events_after(4, 10).unwrap()), [5, 6]);
 }
 
 #[test]

@@ -37,7 +37,7 @@ fn a_list_is_replaced_whole_and_read_back_in_order_with_its_event() {
         json!({"sessionID": s.id, "todos": list(&["c", "a", "b"])})
     );
     assert_eq!(
-        live.try_recv().unwrap(),
+        live.try_recv().unwrap().stored().unwrap().event,
         event,
         "published after the commit"
     );

@@ -1,28 +1,30 @@
-//! The event fan-out. Stored events are read back from SQLite in their global order (the
-//! store's live channel only wakes the hub up), converted once, and handed to every
-//! subscriber's bounded queue; live-only events (text deltas, permission and question
-//! requests) are sent after the hub has caught up with the store, so they never overtake the
-//! stored events written before them. A subscriber whose queue is full is dropped: its stream
-//! ends and it resumes from its last cursor with `Last-Event-ID`.
+//! The event fan-out. Stored events are read back from SQLite in their global order, converted
+//! once, and handed to every subscriber's bounded queue. The store's live channel says how far
+//! to read: it carries each commit and each text delta in the order they happened, and the
+//! fan-out takes it in that order (see `fanout`), so a delta goes out after the events stored
+//! before it and before its part's completion. Other live-only events (permission and
+//! question requests) go out after what the channel held when they were published. A
+//! subscriber whose queue is full is dropped: its stream ends and it resumes from its last
+//! cursor with `Last-Event-ID`.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use strata_agent::store::Store;
-use tokio::sync::broadcast::error::TryRecvError;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::CoreError;
 use super::convert::Converter;
+use super::fanout::Task;
 pub use super::frame::Frame;
-use super::progress::{Finished, Reader, Readers};
+use super::progress::{Reader, Readers};
 
 /// Frames a subscriber may have queued before it counts as too slow and is disconnected.
 pub const CLIENT_QUEUE: usize = 4096;
 /// Stored events read per query when catching up or replaying.
-const PAGE: usize = 512;
+pub(super) const PAGE: usize = 512;
 
 /// Which frames a subscriber wants.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,13 +44,8 @@ impl EventFilter {
     }
 }
 
-enum Command {
+pub(super) enum Command {
     Live(Box<Frame>),
-    /// A text delta of part `part`.
-    Delta {
-        frame: Box<Frame>,
-        part: String,
-    },
     Subscribe {
         filter: EventFilter,
         queue: mpsc::Sender<Arc<Frame>>,
@@ -57,10 +54,10 @@ enum Command {
     },
 }
 
-struct Client {
-    filter: EventFilter,
-    queue: mpsc::Sender<Arc<Frame>>,
-    reader: Arc<Reader>,
+pub(super) struct Client {
+    pub(super) filter: EventFilter,
+    pub(super) queue: mpsc::Sender<Arc<Frame>>,
+    pub(super) reader: Arc<Reader>,
 }
 
 /// Handle to the fan-out task.
@@ -81,15 +78,18 @@ impl std::fmt::Debug for Command {
 impl Hub {
     /// Starts the fan-out task; it ends when `stop` fires.
     pub fn start(store: Store, stop: CancellationToken) -> Result<Hub, CoreError> {
+        // Subscribed before the last event is read: whatever is committed after it is in the
+        // channel.
+        let live = store.subscribe();
         let last = store.global_last()?;
         let (commands, rx) = mpsc::unbounded_channel();
         let (delivered_tx, delivered) = watch::channel(last);
         let task = Task {
             store: store.clone(),
+            live,
             converter: Converter::new(store.clone()),
             clients: Vec::new(),
             last,
-            finished: Finished::default(),
             delivered: delivered_tx,
         };
         tokio::spawn(task.run(rx, stop));
@@ -101,18 +101,10 @@ impl Hub {
         })
     }
 
-    /// Sends a live-only event to the subscribers that want it.
+    /// Sends a live-only event to the subscribers that want it, after the stored events and
+    /// text deltas already in the store's live channel.
     pub fn publish(&self, frame: Frame) {
         let _ = self.commands.send(Command::Live(Box::new(frame)));
-    }
-
-    /// Sends a text delta of part `part`. A delta that reaches the hub after its part went
-    /// out whole (finished) is dropped: a client appending it would show that text twice.
-    pub fn publish_delta(&self, frame: Frame, part: String) {
-        let _ = self.commands.send(Command::Delta {
-            frame: Box::new(frame),
-            part,
-        });
     }
 
     /// A new subscription; with `after`, the stored events after that cursor come first.
@@ -198,9 +190,12 @@ impl Subscription {
             }
             match self.replay_after {
                 Some(after) if after < self.replay_until => {
-                    let page = self.store.global_events_after(after, PAGE).ok()?;
+                    let page = self
+                        .store
+                        .global_events_between(after, self.replay_until, PAGE)
+                        .ok()?;
                     let mut next = self.replay_until;
-                    for stored in page.iter().take_while(|e| e.gseq <= self.replay_until) {
+                    for stored in &page {
                         next = stored.gseq;
                         let frames = self.converter.frames(stored);
                         self.pending
@@ -219,103 +214,5 @@ impl Subscription {
                 }
             }
         }
-    }
-}
-
-struct Task {
-    store: Store,
-    converter: Converter,
-    clients: Vec<Client>,
-    last: i64,
-    /// Text parts recently sent finished: later deltas of theirs are dropped.
-    finished: Finished,
-    delivered: watch::Sender<i64>,
-}
-
-impl Task {
-    async fn run(
-        mut self,
-        mut commands: mpsc::UnboundedReceiver<Command>,
-        stop: CancellationToken,
-    ) {
-        let mut wake = self.store.subscribe();
-        loop {
-            tokio::select! {
-                () = stop.cancelled() => break,
-                woke = wake.recv() => {
-                    if matches!(woke, Err(tokio::sync::broadcast::error::RecvError::Closed)) {
-                        break;
-                    }
-                    // Many commits may be waiting; one catch-up reads them all.
-                    while let Ok(_) | Err(TryRecvError::Lagged(_)) = wake.try_recv() {}
-                    self.catch_up();
-                }
-                command = commands.recv() => {
-                    let Some(command) = command else { break };
-                    self.catch_up();
-                    match command {
-                        Command::Live(frame) => self.send(Arc::new(*frame)),
-                        Command::Delta { frame, part } => {
-                            if !self.finished.contains(&part) {
-                                self.send(Arc::new(*frame));
-                            }
-                        }
-                        Command::Subscribe { filter, queue, reader, registered } => {
-                            // What came before registration is the subscriber's to replay.
-                            reader.pushed(self.last);
-                            self.clients.push(Client { filter, queue, reader });
-                            let _ = registered.send(self.last);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    fn catch_up(&mut self) {
-        loop {
-            let page = match self.store.global_events_after(self.last, PAGE) {
-                Ok(p) => p,
-                Err(e) => {
-                    tracing::error!(error = %e, "the event fan-out could not read the store");
-                    return;
-                }
-            };
-            let Some(end) = page.last().map(|e| e.gseq) else {
-                break;
-            };
-            for stored in &page {
-                for frame in self.converter.frames(stored) {
-                    self.finished.note(&frame);
-                    self.send(Arc::new(frame));
-                }
-            }
-            self.last = end;
-            if page.len() < PAGE {
-                break;
-            }
-        }
-        self.delivered.send_replace(self.last);
-    }
-
-    fn send(&mut self, frame: Arc<Frame>) {
-        self.clients.retain(|client| {
-            if !client.filter.wants(&frame) {
-                return !client.queue.is_closed();
-            }
-            match client.queue.try_send(frame.clone()) {
-                Ok(()) => {
-                    if let Some(cursor) = frame.cursor {
-                        client.reader.pushed(cursor);
-                    }
-                    true
-                }
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    tracing::warn!("an event subscriber fell too far behind and was disconnected");
-                    false
-                }
-                Err(mpsc::error::TrySendError::Closed(_)) => false,
-            }
-        });
     }
 }

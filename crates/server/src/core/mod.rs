@@ -16,6 +16,7 @@ pub mod asks;
 pub mod catalog;
 pub mod convert;
 mod error;
+mod fanout;
 mod frame;
 pub mod hub;
 pub mod instances;

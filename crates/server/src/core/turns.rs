@@ -8,15 +8,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use strata_agent::events::LoopEvent;
 use strata_agent::session::{Model, RunOptions, RunOutcome, Runner};
-use strata_protocol::wire::{ModelChoice, PromptBody, ServerEvent};
+use strata_protocol::wire::{ModelChoice, PromptBody};
 use strata_services::permission::Rule;
 use strata_services::process::ProcessIdentity;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::hub::{EventFilter, Frame};
+use super::hub::EventFilter;
 use super::sessions::MessageEntry;
 use super::{CoreError, ServerCore};
 
@@ -332,17 +331,12 @@ impl ServerCore {
             start: start + 1,
             directory: directory.to_string(),
         });
-        let (sink, events) = tokio::sync::mpsc::unbounded_channel();
-        let deltas = tokio::spawn(forward_deltas(
-            events,
-            self.hub().clone(),
-            directory.to_string(),
-        ));
+        // No sink: the fan-out takes stored events and text deltas from the store's live
+        // channel, in the order they happened.
         let result = match work {
-            Work::Prompt(text) => runner.run(session_id, text, cancel, Some(sink)).await,
-            Work::Shell(command) => runner.shell(session_id, command, cancel, Some(sink)).await,
+            Work::Prompt(text) => runner.run(session_id, text, cancel, None).await,
+            Work::Shell(command) => runner.shell(session_id, command, cancel, None).await,
         };
-        let _ = deltas.await;
         *lock(&slot.running) = None;
         let report = result.map_err(|e| CoreError::Internal(e.to_string()))?;
         Ok(TurnEnd {
@@ -395,33 +389,6 @@ impl ServerCore {
             .into_iter()
             .rev()
             .find(|m| m.info.role == strata_agent::store::Role::Assistant))
-    }
-}
-
-/// Sends the loop's text deltas to the event fan-out as `message.part.delta` events, until the
-/// turn drops its sender.
-async fn forward_deltas(
-    mut events: tokio::sync::mpsc::UnboundedReceiver<LoopEvent>,
-    hub: super::hub::Hub,
-    dir: String,
-) {
-    while let Some(event) = events.recv().await {
-        if let LoopEvent::TextDelta {
-            session_id,
-            message_id,
-            part_id,
-            delta,
-        } = event
-        {
-            let event = ServerEvent::PartDelta {
-                session_id,
-                message_id,
-                part_id: part_id.clone(),
-                field: "text".into(),
-                delta,
-            };
-            hub.publish_delta(Frame::live(Some(dir.clone()), event), part_id);
-        }
     }
 }
 

@@ -8,6 +8,7 @@ mod catalog;
 mod events;
 mod fixture;
 mod load;
+mod load_deltas;
 // Part of it serves only the load bench (benches/serve_load.rs).
 #[allow(dead_code)]
 mod load_drive;

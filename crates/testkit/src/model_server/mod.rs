@@ -55,7 +55,7 @@ use handle::first_user_text;
 use handle::{Protocol, handle};
 pub use recorded::Recording;
 pub use responses::{RESPONSES_CACHED_TOKENS, RESPONSES_PATH, RESPONSES_REASONING_TOKENS};
-pub use script::{Gate, Pause, ScriptedCall, Turn, call};
+pub use script::{Gate, Pause, ScriptedCall, Turn, call, text_deltas};
 pub use sent::{
     SentItem, SentMessage, SentRequest, relative, render_requests, render_requests_against,
 };

@@ -173,6 +173,12 @@ pub(crate) enum Piece {
 /// Delta size used to split text and arguments, small so that clients must accumulate.
 const DELTA_CHARS: usize = 4;
 
+/// The deltas a text answer ([`Turn::text`]) is streamed in, in order: what a client that
+/// streams it should see before the text is complete.
+pub fn text_deltas(text: &str) -> Vec<String> {
+    split(text)
+}
+
 pub(crate) fn split(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars
