@@ -134,6 +134,7 @@ mod tests {
             always: vec!["*".into()],
             metadata: serde_json::json!({}),
             tool: None,
+            shown: None,
         }
     }
 
