@@ -75,13 +75,14 @@ impl Tool for ApplyPatch {
         }
         let input = json!({"patchText": p.patch_text});
         let mut approval = Approval::new(input);
-        let (changes, diff_all, files) = loop {
+        // The locks are held across the ask, the re-read after it and the write.
+        let ((changes, diff_all, files), _locks) = loop {
             let plan = self.plan(&patch.sections, &cx).await?;
+            let locks = self.lock_all(&plan.value.0).await;
             if let Some(planned) = approval.settle(&self.w, &cx, plan).await? {
-                break planned;
+                break (planned, locks);
             }
         };
-        let _locks = self.lock_all(&changes).await;
         write_all(&self.w.fs, &changes)
             .await
             .map_err(ToolError::model)?;
