@@ -100,6 +100,7 @@ mod tests {
             always: vec!["git status *".into()],
             metadata: serde_json::Value::Null,
             tool: None,
+            shown: None,
         };
         let text = refusal(&req);
         assert!(text.contains("`bash` on `git status`"), "{text}");

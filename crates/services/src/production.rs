@@ -127,6 +127,7 @@ mod tests {
                         tool: None,
                         ruleset: vec![],
                         sandbox_auto_allow: false,
+                        shown: None,
                     },
                     tokio_util::sync::CancellationToken::new(),
                 )

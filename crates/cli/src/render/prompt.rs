@@ -96,6 +96,11 @@ pub(crate) fn prompt(req: &Request, input: &mut dyn BufRead, err: &mut dyn Write
         req.permission,
         patterns(req)
     );
+    // A re-ask after the file changed on disk says so before anything else.
+    let reasked = req.metadata.get("changedSinceAsk").is_some();
+    if let Some(title) = (req.metadata.get("title").and_then(|t| t.as_str())).filter(|_| reasked) {
+        let _ = writeln!(err, "  {title}");
+    }
     if !req.always.is_empty() && req.always != req.patterns {
         let _ = writeln!(err, "  (always would allow: {})", req.always.join(", "));
     }
@@ -150,6 +155,7 @@ mod tests {
             always: vec!["*".into()],
             metadata: serde_json::json!({}),
             tool: None,
+            shown: None,
         }
     }
 
@@ -196,5 +202,25 @@ mod tests {
             "{shown}"
         );
         assert!(!answer("o\n").1.contains("OUTSIDE"), "only for escapes");
+    }
+
+    #[test]
+    fn a_re_ask_says_why_it_asks_again() {
+        let mut again = req();
+        again.metadata = serde_json::json!({
+            "title": "a.txt changed since the last ask; this is the diff against the file as it is now",
+            "changedSinceAsk": {"requestID": "per_0", "files": ["a.txt"]},
+        });
+        let mut err = Vec::new();
+        assert_eq!(prompt(&again, &mut "o\n".as_bytes(), &mut err), Reply::Once);
+        let shown = String::from_utf8(err).unwrap();
+        assert!(
+            shown.contains("\n  a.txt changed since the last ask"),
+            "{shown}"
+        );
+        assert!(
+            !answer("o\n").1.contains("changed since"),
+            "only on a re-ask"
+        );
     }
 }

@@ -8,6 +8,14 @@ pub enum CoreError {
     NotFound { what: &'static str, id: String },
     #[error("{0}")]
     BadRequest(String),
+    /// A reply named a request that is not waiting for one (answered, withdrawn, or never
+    /// made): the reply is refused, never applied to something else.
+    #[error(
+        "{what} `{id}` is not pending: it was already answered, withdrawn when its call was \
+         cancelled, or never existed. Nothing was changed; list the pending requests to find a \
+         current id"
+    )]
+    NotPending { what: &'static str, id: String },
     #[error("session `{0}` is busy with a turn; wait for it to finish or abort it first")]
     Busy(String),
     #[error("the server could not start: {0}")]

@@ -1,6 +1,8 @@
 //! Permission and question replies: a reply must name a pending request (of the given session,
 //! when the route names one). `always` approves exactly the request's own `always` patterns,
-//! which the tool computed from what it asked: a client cannot widen them.
+//! which the tool computed from what it asked: a client cannot widen them. A permission reply
+//! to an id that is not pending (answered, withdrawn, or unknown: they cannot be told apart
+//! once a request is gone) is a conflict, so a late or repeated reply never lands elsewhere.
 
 use strata_protocol::wire::{
     PermissionReply, PermissionReplyBody, PermissionRequest, QuestionRequest,
@@ -70,11 +72,12 @@ impl ServerCore {
                 },
             };
             return permission.reply(id, reply).map_err(|e| match e {
-                PermissionError::NotFound { .. } => CoreError::not_found("permission request", id),
+                // Answered between the lookup and the reply.
+                PermissionError::NotFound { .. } => not_pending(id),
                 other => CoreError::Internal(other.to_string()),
             });
         }
-        Err(CoreError::not_found("permission request", id))
+        Err(not_pending(id))
     }
 
     /// Answers question request `id`: one list of labels per question, in order.
@@ -113,5 +116,12 @@ impl ServerCore {
             }
         }
         Err(CoreError::not_found("question request", id))
+    }
+}
+
+fn not_pending(id: &str) -> CoreError {
+    CoreError::NotPending {
+        what: "permission request",
+        id: id.to_string(),
     }
 }

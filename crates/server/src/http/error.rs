@@ -1,6 +1,7 @@
 //! Every failure answers opencode's error body `{"name", "data": {"message"}}` with the status
 //! opencode uses: 400 `BadRequest`, 404 `NotFoundError`, 409 `SessionBusyError`, 401
-//! `Unauthorized`, 500 `UnknownError`.
+//! `Unauthorized`, 500 `UnknownError`; and ours, 409 `NotPendingError` for a reply to a request
+//! that is not pending (its `data` also has `requestID`).
 
 use axum::Json;
 use axum::http::{Method, StatusCode, Uri};
@@ -46,6 +47,11 @@ impl From<CoreError> for ApiFailure {
             CoreError::NotFound { .. } => Self::not_found(message),
             CoreError::BadRequest(_) | CoreError::Instance { .. } => Self::bad_request(message),
             CoreError::Busy(_) => Self::new(StatusCode::CONFLICT, "SessionBusyError", message),
+            CoreError::NotPending { id, .. } => {
+                let mut failure = Self::new(StatusCode::CONFLICT, "NotPendingError", message);
+                failure.body.data.insert("requestID".into(), id.into());
+                failure
+            }
             CoreError::ShuttingDown => {
                 Self::new(StatusCode::SERVICE_UNAVAILABLE, "UnknownError", message)
             }

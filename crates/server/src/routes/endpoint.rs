@@ -42,6 +42,8 @@ pub struct Route {
     pub summary: &'static str,
     pub body: Option<SchemaFn>,
     pub answer: Answer,
+    /// When the route answers 409, what that means (documented with the error body).
+    pub conflict: Option<&'static str>,
 }
 
 impl Route {
@@ -90,6 +92,7 @@ impl Endpoint {
                 summary,
                 body: None,
                 answer: Answer::Json(any),
+                conflict: None,
             },
             handler: on(filter, handler),
         }
@@ -110,6 +113,12 @@ impl Endpoint {
     /// The JSON it answers.
     pub fn json<A: JsonSchema>(mut self) -> Self {
         self.route.answer = Answer::Json(of::<A>);
+        self
+    }
+
+    /// It may answer 409 with the error body, meaning `what`.
+    pub fn conflict(mut self, what: &'static str) -> Self {
+        self.route.conflict = Some(what);
         self
     }
 

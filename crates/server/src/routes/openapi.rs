@@ -1,6 +1,7 @@
 //! The OpenAPI document (`GET /doc`) of the declared routes ([`Endpoint`](super::Endpoint)):
 //! one operation per route, its path parameters and `?directory=`, its body and answer schemas
-//! from the types themselves, and the error body for 400 and 404.
+//! from the types themselves, and the error body for 400 and 404 (and 409 where a route
+//! declares what it means).
 
 use std::collections::BTreeMap;
 
@@ -40,7 +41,11 @@ pub fn openapi(routes: &[Route]) -> Value {
             }
         };
         let mut responses = ok.as_object().cloned().unwrap_or_default();
-        for (code, what) in [("400", "Bad request"), ("404", "Not found")] {
+        let errors = [("400", Some("Bad request")), ("404", Some("Not found"))]
+            .into_iter()
+            .chain([("409", route.conflict)]);
+        for (code, what) in errors {
+            let Some(what) = what else { continue };
             responses.insert(
                 code.into(),
                 json!({"description": what, "content": {"application/json": {"schema": error}}}),

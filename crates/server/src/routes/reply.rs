@@ -11,6 +11,9 @@ use crate::http::AppState;
 use crate::http::error::ApiFailure;
 use crate::http::json::Body;
 
+/// What a 409 from a permission reply means.
+pub(super) const NOT_PENDING: &str = "The request is not pending (already answered, withdrawn, or unknown); `data.requestID` names it";
+
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         Endpoint::get("/permission", "Pending permission requests", permissions)
@@ -21,7 +24,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             reply_permission,
         )
         .body::<PermissionReplyBody>()
-        .json::<bool>(),
+        .json::<bool>()
+        .conflict(NOT_PENDING),
         Endpoint::get("/question", "Pending questions", questions).json::<Vec<QuestionRequest>>(),
         Endpoint::post("/question/{id}/reply", "Answer a question", reply_question)
             .body::<QuestionReplyBody>()

@@ -62,7 +62,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             old_reply,
         )
         .body::<OldReplyBody>()
-        .json::<bool>(),
+        .json::<bool>()
+        .conflict(super::reply::NOT_PENDING),
     ]
 }
 

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod approved;
 mod auth;
 mod catalog;
 mod events;

@@ -78,7 +78,7 @@ async fn a_rejection_with_a_message_reaches_the_model() {
             json!({"reply": "once"}),
         )
         .await;
-    assert_eq!(again.status, StatusCode::NOT_FOUND);
+    assert_eq!(again.status, StatusCode::CONFLICT);
     s.shutdown().await;
 }
 

@@ -132,7 +132,9 @@ async fn errors_have_opencodes_body_and_status() {
     let no_reply = s
         .post("/permission/per_nope/reply", json!({"reply": "once"}))
         .await;
-    assert_eq!(no_reply.status, StatusCode::NOT_FOUND);
+    // Not pending (here: never issued) is a conflict, not a missing route.
+    assert_eq!(no_reply.status, StatusCode::CONFLICT);
+    assert_eq!(no_reply.body["name"], "NotPendingError");
     let bad_reply = s
         .post("/permission/per_nope/reply", json!({"reply": "sometimes"}))
         .await;

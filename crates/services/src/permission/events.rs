@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::fingerprint::Fingerprint;
 use super::rules::Ruleset;
 
 /// The tool call a request belongs to: the wire's own type.
@@ -26,6 +27,9 @@ pub struct AskRequest {
     /// The call runs inside an enforced sandbox with `sandbox.auto_allow` on: what would be
     /// asked is allowed (a deny still denies).
     pub sandbox_auto_allow: bool,
+    /// What the request shows, hashed; kept on the pending request so the caller can check,
+    /// once it is approved, that the call and its files are still what was shown.
+    pub shown: Option<Fingerprint>,
 }
 
 /// A request waiting for a reply, as front-ends see it.
@@ -41,6 +45,22 @@ pub struct Request {
     pub metadata: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<ToolRef>,
+    /// The hashes of what this request shows (see [`AskRequest::shown`]); boxed to keep the
+    /// `asked` event small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown: Option<Box<Fingerprint>>,
+}
+
+/// How an ask ended in "allowed".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Granted {
+    /// The rules, or an earlier `always` reply, allowed it: no request was shown.
+    Rules,
+    /// A reply approved the pending request `request_id`, which showed `shown`.
+    Reply {
+        request_id: String,
+        shown: Option<Fingerprint>,
+    },
 }
 
 /// An answer to a pending request.

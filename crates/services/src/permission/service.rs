@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::pending::{self, Awaited, PendingRequests};
 
 use super::error::PermissionError;
-use super::events::{AskRequest, PermissionEvent, Reply, Request};
+use super::events::{AskRequest, Granted, PermissionEvent, Reply, Request};
 use super::rules::{Action, Rule, Ruleset, decide, evaluate};
 use super::wildcard::wildcard_match;
 
@@ -17,6 +17,8 @@ use super::wildcard::wildcard_match;
 pub const EVENT_CAPACITY: usize = pending::EVENT_CAPACITY;
 
 type Outcome = Result<(), PermissionError>;
+/// What an asker waits for: how its ask was granted, or why not.
+type Answer = Result<Granted, PermissionError>;
 
 /// Handle to one instance's permission state: pending requests and `always` approvals.
 /// Clones share the state; two `Permission::new()` values are independent.
@@ -32,7 +34,7 @@ impl strata_graph::Service for Permission {
 }
 
 impl Awaited for Request {
-    type Reply = Outcome;
+    type Reply = Answer;
     type Event = PermissionEvent;
 
     fn id(&self) -> &str {
@@ -50,7 +52,7 @@ impl Awaited for Request {
         }
     }
 
-    fn disposed() -> Outcome {
+    fn disposed() -> Answer {
         Err(PermissionError::Disposed)
     }
 }
@@ -105,10 +107,17 @@ impl Permission {
     /// approval, or by a reply. A `deny` in the ruleset fails at once, whatever the approvals
     /// say. Cancelling `cancel` (or dropping the future) withdraws the pending request.
     pub async fn ask(&self, req: AskRequest, cancel: CancellationToken) -> Outcome {
+        self.ask_granted(req, cancel).await.map(|_| ())
+    }
+
+    /// [`Permission::ask`], saying how the ask was granted: by the rules, or by a reply to a
+    /// request (with the [`Fingerprint`](super::Fingerprint) that request kept, for the caller
+    /// to check against the call as it is now).
+    pub async fn ask_granted(&self, req: AskRequest, cancel: CancellationToken) -> Answer {
         let ticket = {
             let mut st = self.pending.lock();
             if !needs_reply(&req, &st.extra)? {
-                return Ok(());
+                return Ok(Granted::Rules);
             }
             if st.disposed() {
                 return Err(PermissionError::Disposed);
@@ -121,6 +130,7 @@ impl Permission {
                 always: req.always,
                 metadata: req.metadata,
                 tool: req.tool,
+                shown: req.shown.map(Box::new),
             };
             self.pending.insert(&mut st, request)
         };
@@ -140,7 +150,10 @@ impl Permission {
         let session = this.request.session_id.clone();
         self.pending.publish(replied(&this.request, reply.clone()));
         match reply {
-            Reply::Once => this.send(Ok(())),
+            Reply::Once => {
+                let answer = approval(&this.request);
+                this.send(Ok(answer));
+            }
             Reply::Reject { feedback } => {
                 this.send(Err(PermissionError::Rejected { feedback }));
                 for other in st.take_where(|r| r.session_id == session) {
@@ -157,7 +170,8 @@ impl Permission {
                     .iter()
                     .map(|pattern| Rule::new(permission, pattern, Action::Allow));
                 st.extra.extend(new_rules);
-                this.send(Ok(()));
+                let answer = approval(&this.request);
+                this.send(Ok(answer));
                 let approvals = st.extra.clone();
                 let approved = |r: &Request| {
                     r.session_id == session
@@ -167,7 +181,8 @@ impl Permission {
                 };
                 for other in st.take_where(approved) {
                     self.pending.publish(replied(&other.request, Reply::Always));
-                    other.send(Ok(()));
+                    let answer = approval(&other.request);
+                    other.send(Ok(answer));
                 }
             }
         }
@@ -208,6 +223,14 @@ fn needs_reply(req: &AskRequest, approvals: &[Rule]) -> Result<bool, PermissionE
         }
     }
     Ok(ask)
+}
+
+/// The approval of `request`, carrying what it showed.
+fn approval(request: &Request) -> Granted {
+    Granted::Reply {
+        request_id: request.id.clone(),
+        shown: request.shown.as_deref().cloned(),
+    }
 }
 
 fn replied(request: &Request, reply: Reply) -> PermissionEvent {

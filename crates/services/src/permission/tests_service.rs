@@ -32,6 +32,7 @@ fn req(session: &str, permission: &str, patterns: &[&str], always: &[&str]) -> A
         }),
         ruleset: rules(&[("*", "*", Ask)]),
         sandbox_auto_allow: false,
+        shown: None,
     }
 }
 

@@ -13,11 +13,20 @@ use strata_services::fs::FileKind;
 use super::parse::{Section, parse_patch};
 use super::seek::apply_chunks;
 use super::write::{Change, ChangeKind, write_all};
+use crate::common::approval::{Approval, FileStates, Plan};
 use crate::common::bom::split_bom;
 use crate::common::external::{self, Kind};
-use crate::common::filewrite::{MAX_EDIT_BYTES, Writer, WriterDeps};
+use crate::common::filewrite::{Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::{line_counts, unified_diff};
+
+/// The files as a patch sees them while it is verified: `now` after the sections so far, and
+/// `read` as each was on disk when first looked at (what the request's diff is computed from).
+#[derive(Default)]
+struct View {
+    now: HashMap<PathBuf, Option<String>>,
+    read: FileStates,
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -64,22 +73,16 @@ impl Tool for ApplyPatch {
                  changed.",
             ));
         }
-        let changes = self.verify(&patch.sections, &cx).await?;
-        let patterns: Vec<String> = changes
-            .iter()
-            .map(|c| self.w.info.relative(&c.path))
-            .collect();
-        let diff_all: String = changes.iter().map(|c| format!("{}\n", c.diff)).collect();
-        let files: Vec<Value> = changes.iter().map(|c| self.file_json(c)).collect();
-        cx.ask(
-            Ask::new(Self::PERMISSION, patterns.clone(), vec!["*".into()]).metadata(json!({
-                "filepath": patterns.join(", "),
-                "diff": diff_all,
-                "files": files,
-            })),
-        )
-        .await?;
-        let _locks = self.lock_all(&changes).await;
+        let input = json!({"patchText": p.patch_text});
+        let mut approval = Approval::new(input);
+        // The locks are held across the ask, the re-read after it and the write.
+        let ((changes, diff_all, files), _locks) = loop {
+            let plan = self.plan(&patch.sections, &cx).await?;
+            let locks = self.lock_all(&plan.value.0).await;
+            if let Some(planned) = approval.settle(&self.w, &cx, plan).await? {
+                break (planned, locks);
+            }
+        };
         write_all(&self.w.fs, &changes)
             .await
             .map_err(ToolError::model)?;
@@ -114,18 +117,48 @@ impl Tool for ApplyPatch {
     }
 }
 
+/// What one attempt of a patch would do: the changes, the diff of them all, and each file's
+/// entry for the request and the result.
+type Planned = (Vec<Change>, String, Vec<Value>);
+
 impl ApplyPatch {
+    /// One attempt: verifies the patch against the files as they are and builds the ask that
+    /// shows its diff. Every attempt reads the files afresh.
+    async fn plan(&self, sections: &[Section], cx: &ToolCx) -> Result<Plan<Planned>, ToolError> {
+        let (changes, read) = self.verify(sections, cx).await?;
+        let patterns: Vec<String> = changes
+            .iter()
+            .map(|c| self.w.info.relative(&c.path))
+            .collect();
+        let diff_all: String = changes.iter().map(|c| format!("{}\n", c.diff)).collect();
+        let files: Vec<Value> = changes.iter().map(|c| self.file_json(c)).collect();
+        let ask = Ask::new(Self::PERMISSION, patterns.clone(), vec!["*".into()]).metadata(json!({
+            "filepath": patterns.join(", "),
+            "diff": diff_all,
+            "files": files,
+        }));
+        Ok(Plan {
+            value: (changes, diff_all, files),
+            ask,
+            files: read,
+        })
+    }
+
     /// Computes every section's result against a virtual view of the files (later sections
     /// see earlier ones), before anything is written.
-    async fn verify(&self, sections: &[Section], cx: &ToolCx) -> Result<Vec<Change>, ToolError> {
-        let mut view: HashMap<PathBuf, Option<String>> = HashMap::new();
+    async fn verify(
+        &self,
+        sections: &[Section],
+        cx: &ToolCx,
+    ) -> Result<(Vec<Change>, FileStates), ToolError> {
+        let mut view = View::default();
         let mut changes = Vec::new();
         for section in sections {
             match section {
                 Section::Add { path, content } => {
                     let path = self.w.info.resolve(path);
                     external::check(cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
-                    let old = self.current(&view, &path).await?;
+                    let old = self.current(&mut view, &path).await?;
                     if self.is_dir(&path).await {
                         return Err(ToolError::model(format!(
                             "The patch was refused: {} is a directory, so it cannot be added \
@@ -133,7 +166,7 @@ impl ApplyPatch {
                             path.display()
                         )));
                     }
-                    view.insert(path.clone(), Some(content.clone()));
+                    view.now.insert(path.clone(), Some(content.clone()));
                     changes.push(Change::new(
                         ChangeKind::Add,
                         path,
@@ -145,8 +178,8 @@ impl ApplyPatch {
                 Section::Delete { path } => {
                     let path = self.w.info.resolve(path);
                     external::check(cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
-                    let old = self.existing_file(&view, &path, "delete").await?;
-                    view.insert(path.clone(), None);
+                    let old = self.existing_file(&mut view, &path, "delete").await?;
+                    view.now.insert(path.clone(), None);
                     changes.push(Change::new(ChangeKind::Delete, path, None, Some(old), None));
                 }
                 Section::Update {
@@ -156,7 +189,7 @@ impl ApplyPatch {
                 } => {
                     let path = self.w.info.resolve(path);
                     external::check(cx, &self.w.info, &self.w.fs, &path, Kind::File).await?;
-                    let old = self.existing_file(&view, &path, "update").await?;
+                    let old = self.existing_file(&mut view, &path, "update").await?;
                     let shown = path.to_string_lossy();
                     let new = apply_chunks(&old, chunks, &shown)
                         .map_err(|e| ToolError::model(format!("The patch was refused: {e}")))?;
@@ -165,8 +198,10 @@ impl ApplyPatch {
                             let dest = self.w.info.resolve(dest);
                             external::check(cx, &self.w.info, &self.w.fs, &dest, Kind::File)
                                 .await?;
-                            view.insert(path.clone(), None);
-                            view.insert(dest.clone(), Some(new.clone()));
+                            // A move replaces whatever is at the destination: part of the state.
+                            self.current(&mut view, &dest).await?;
+                            view.now.insert(path.clone(), None);
+                            view.now.insert(dest.clone(), Some(new.clone()));
                             changes.push(Change::new(
                                 ChangeKind::Move,
                                 path,
@@ -176,7 +211,7 @@ impl ApplyPatch {
                             ));
                         }
                         None => {
-                            view.insert(path.clone(), Some(new.clone()));
+                            view.now.insert(path.clone(), Some(new.clone()));
                             changes.push(Change::new(
                                 ChangeKind::Update,
                                 path,
@@ -189,38 +224,33 @@ impl ApplyPatch {
                 }
             }
         }
-        Ok(changes)
+        Ok((changes, view.read))
     }
 
     async fn is_dir(&self, path: &Path) -> bool {
         matches!(self.w.fs.stat(path).await, Ok(Some(m)) if m.kind == FileKind::Dir)
     }
 
-    /// The file's text as the patch sees it so far (`None` when absent).
-    async fn current(
-        &self,
-        view: &HashMap<PathBuf, Option<String>>,
-        path: &Path,
-    ) -> Result<Option<String>, ToolError> {
-        if let Some(v) = view.get(path) {
+    /// The file's text as the patch sees it so far (`None` when absent); a first look at a
+    /// path is recorded in `view.read`.
+    async fn current(&self, view: &mut View, path: &Path) -> Result<Option<String>, ToolError> {
+        if let Some(v) = view.now.get(path) {
             return Ok(v.clone());
         }
-        match self.w.fs.stat(path).await {
-            Ok(Some(m)) if m.kind == FileKind::File => {
-                let bytes = self.w.fs.read(path, MAX_EDIT_BYTES).await?;
-                Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-            }
-            _ => Ok(None),
+        let state = self.w.read_state(path).await?;
+        if !view.read.iter().any(|(p, _)| p == path) {
+            view.read.push((path.to_path_buf(), state.clone()));
         }
+        Ok(state)
     }
 
     async fn existing_file(
         &self,
-        view: &HashMap<PathBuf, Option<String>>,
+        view: &mut View,
         path: &Path,
         verb: &str,
     ) -> Result<String, ToolError> {
-        if !view.contains_key(path) && self.is_dir(path).await {
+        if !view.now.contains_key(path) && self.is_dir(path).await {
             return Err(ToolError::model(format!(
                 "The patch was refused: cannot {verb} {} because it is a directory, not a \
                  regular file. Nothing was changed.",

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use strata_services::bus::{Bus, FileEdited, FileWatcher, WatchKind};
 use strata_services::file_time::{FileTime, hash_bytes};
 use strata_services::format::Formatter;
-use strata_services::fs::{FsUtil, Metadata};
+use strata_services::fs::{FileKind, FsUtil, Metadata};
 use strata_services::instance::InstanceInfo;
 use strata_services::lsp::Lsp;
 use tokio::sync::OwnedMutexGuard;
@@ -112,6 +112,14 @@ impl Writer {
     pub(crate) async fn read_text(&self, path: &Path) -> Result<String, ToolError> {
         let bytes = self.fs.read(path, MAX_EDIT_BYTES).await?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// A file as a plan sees it: its text, or `None` when no regular file is at `path`.
+    pub(crate) async fn read_state(&self, path: &Path) -> Result<Option<String>, ToolError> {
+        match self.fs.stat(path).await? {
+            Some(m) if m.kind == FileKind::File => Ok(Some(self.read_text(path).await?)),
+            _ => Ok(None),
+        }
     }
 
     /// The read-before-edit check (spec §18 a), unless FileTime has it off (config

@@ -1,6 +1,7 @@
-//! Helpers shared by several tools: the external-directory check, file writes and their
-//! diagnostics, and directory walks.
+//! Helpers shared by several tools: the external-directory check, file writes, their approval
+//! and diagnostics, and directory walks.
 
+pub(crate) mod approval;
 pub(crate) mod bom;
 pub(crate) mod diagnostics;
 pub(crate) mod external;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use strata_services::permission::{AskRequest, Permission, Ruleset, ToolRef};
+use strata_services::permission::{AskRequest, Fingerprint, Granted, Permission, Ruleset, ToolRef};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +28,8 @@ pub struct Ask {
     /// The call runs in an enforced sandbox whose `auto_allow` is on (see
     /// [`strata_services::permission::decide`]).
     pub sandbox_auto_allow: bool,
+    /// The hashes of the input and files this ask shows, kept on the pending request.
+    pub shown: Option<Fingerprint>,
 }
 
 impl Ask {
@@ -38,6 +40,7 @@ impl Ask {
             always,
             metadata: Value::Object(Map::new()),
             sandbox_auto_allow: false,
+            shown: None,
         }
     }
 
@@ -49,6 +52,12 @@ impl Ask {
 
     pub fn metadata(mut self, metadata: Value) -> Self {
         self.metadata = metadata;
+        self
+    }
+
+    /// Keeps `fingerprint` on the request, so the approval says what it approved.
+    pub fn shown(mut self, fingerprint: Fingerprint) -> Self {
+        self.shown = Some(fingerprint);
         self
     }
 }
@@ -137,6 +146,11 @@ impl ToolCx {
     /// Asks the Permission service, bound to this session and agent's rules. Without a binding
     /// (a context built for a test of pure logic) every ask is refused, so nothing runs unasked.
     pub async fn ask(&self, ask: Ask) -> Result<(), ToolError> {
+        self.ask_granted(ask).await.map(|_| ())
+    }
+
+    /// [`ToolCx::ask`], saying how it was granted (see [`Permission::ask_granted`]).
+    pub async fn ask_granted(&self, ask: Ask) -> Result<Granted, ToolError> {
         let Some(binding) = &self.permission else {
             return Err(ToolError::fatal(format!(
                 "`{}` permission was needed, but this call has no Permission service bound. \
@@ -156,10 +170,11 @@ impl ToolCx {
             }),
             ruleset: (*binding.ruleset).clone(),
             sandbox_auto_allow: ask.sandbox_auto_allow,
+            shown: ask.shown,
         };
         binding
             .service
-            .ask(request, self.abort.clone())
+            .ask_granted(request, self.abort.clone())
             .await
             .map_err(ToolError::from)
     }

@@ -9,6 +9,7 @@ use strata_services::bus::WatchKind;
 use strata_services::fs::{FileKind, Metadata};
 
 use super::replace::{detect_crlf, normalize_to, replace};
+use crate::common::approval::{Approval, Plan};
 use crate::common::bom::{BOM, split_bom, with_bom};
 use crate::common::filewrite::{Target, Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
@@ -68,16 +69,21 @@ impl Tool for Edit {
             stat,
             lock: _lock,
         } = self.w.open(&cx, &p.file_path).await?;
-
-        let (before, after, kind) = self.contents(&cx, &p, &path, stat).await?;
-
         let shown_path = path.to_string_lossy().into_owned();
-        let diff = unified_diff(&shown_path, &before, &after);
-        cx.ask(
-            Ask::new(Self::PERMISSION, vec![title.clone()], vec!["*".into()])
-                .metadata(json!({"filepath": shown_path, "diff": diff})),
-        )
-        .await?;
+        let input = json!({"filePath": shown_path, "oldString": p.old_string,
+                           "newString": p.new_string, "replaceAll": p.replace_all.unwrap_or(false)});
+        let mut approval = Approval::new(input);
+        let (before, after, kind, diff) = loop {
+            // Asking again: the file changed on disk, so look at it afresh.
+            let (stat, fresh_check) = match approval.stale() {
+                None => (stat.clone(), true),
+                Some(_) => (self.w.fs.stat(&path).await?, false),
+            };
+            let plan = self.plan(&cx, &p, &path, &title, stat, fresh_check).await?;
+            if let Some(planned) = approval.settle(&self.w, &cx, plan).await? {
+                break planned;
+            }
+        };
         self.w.fs.write_atomic(&path, after.as_bytes()).await?;
         // The formatter may change the file; the diff shown is against what it left.
         let (after, diff) = match self.w.format(&path, after.starts_with(BOM)).await {
@@ -109,7 +115,36 @@ impl Tool for Edit {
     }
 }
 
+/// What one attempt of an edit would do: the text before and after, how the file changes, and
+/// the diff shown.
+type Planned = (String, String, WatchKind, String);
+
 impl Edit {
+    /// One attempt: the contents, their diff and the ask that shows it. The read-before-edit
+    /// check runs only on the first: asking again after a change on disk shows the person the
+    /// diff against the file as it is now, and their approval stands in for a new read.
+    async fn plan(
+        &self,
+        cx: &ToolCx,
+        p: &EditParams,
+        path: &Path,
+        title: &str,
+        stat: Option<Metadata>,
+        fresh_check: bool,
+    ) -> Result<Plan<Planned>, ToolError> {
+        let (before, after, kind) = self.contents(cx, p, path, stat, fresh_check).await?;
+        let shown_path = path.to_string_lossy().into_owned();
+        let diff = unified_diff(&shown_path, &before, &after);
+        let ask = Ask::new(Self::PERMISSION, vec![title.to_string()], vec!["*".into()])
+            .metadata(json!({"filepath": shown_path, "diff": diff}));
+        let state = (kind != WatchKind::Add).then(|| before.clone());
+        Ok(Plan {
+            value: (before, after, kind, diff),
+            ask,
+            files: vec![(path.to_path_buf(), state)],
+        })
+    }
+
     /// The file's text before and after the replacement, checked against what is on disk: an
     /// empty `oldString` creates a new file, any other changes an existing one.
     async fn contents(
@@ -118,6 +153,7 @@ impl Edit {
         p: &EditParams,
         path: &Path,
         stat: Option<Metadata>,
+        fresh_check: bool,
     ) -> Result<(String, String, WatchKind), ToolError> {
         if p.old_string.is_empty() {
             if stat.is_some() {
@@ -145,7 +181,9 @@ impl Edit {
             }
             Some(_) => {}
         }
-        self.w.check_fresh(cx, path).await?;
+        if fresh_check {
+            self.w.check_fresh(cx, path).await?;
+        }
         let text = self.w.read_text(path).await?;
         let (had_bom, body) = split_bom(&text);
         let crlf = detect_crlf(body);

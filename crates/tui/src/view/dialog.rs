@@ -35,6 +35,12 @@ pub(super) fn permission(
         out.extend(wrap(line, width, &[Span::raw("  ")]));
     }
     let meta = |k: &str| req.metadata.get(k).and_then(Value::as_str);
+    // A re-ask after the file changed on disk says so above the fresh diff.
+    let reasked = req.metadata.get("changedSinceAsk").is_some();
+    if let Some(title) = meta("title").filter(|_| reasked) {
+        let line = Line::from(Span::styled(format!("  ! {title}"), theme::warn()));
+        out.extend(wrap(line, width, &[Span::raw("    ")]));
+    }
     if let Some(diff) = meta("diff").filter(|d| !d.is_empty()) {
         let lines: Vec<&str> = diff
             .lines()

@@ -179,6 +179,18 @@ fn sandbox_escape_dialog() {
 }
 
 #[test]
+fn permission_dialog_after_a_change_on_disk() {
+    let mut events = turn_start();
+    events.push(ev(Some(5), "permission.asked", json!({"id": "per_2", "sessionID": SID, "permission": "edit",
+        "patterns": ["src/app.py"], "always": ["*"],
+        "metadata": {"filepath": "/p/src/app.py",
+        "title": "src/app.py changed since the last ask; this is the diff against the file as it is now",
+        "changedSinceAsk": {"requestID": "per_1", "files": ["src/app.py"]},
+        "diff": "Index: /p/src/app.py\n===\n--- /p/src/app.py\n+++ /p/src/app.py\n@@ -4,3 +4,3 @@\n def farewell():\n-    print(\"Bye\")\n+    print(\"Ciao\")\n     return 0"}})));
+    check("permission_reasked", app_with(events));
+}
+
+#[test]
 fn question_dialog() {
     let q = |multiple: bool| {
         json!({"question": "Which greeting should farewell() print?", "header": "Greeting",
