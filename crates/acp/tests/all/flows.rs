@@ -1,0 +1,231 @@
+//! The four flows an editor depends on: a turn with a read, an edit (its diff arrives) and a
+//! bash call that asks; cancelling mid-turn, with an ask pending; loading a stored session;
+//! switching to plan mode.
+
+use agent_client_protocol::Agent;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    CancelNotification, LoadSessionRequest, NewSessionRequest, PromptRequest, PromptResponse,
+    SessionId, SetSessionModeRequest, StopReason,
+};
+use serde_json::{Value, json};
+use strata_testkit::model_server::Turn;
+use strata_testkit::poll_with_timeout;
+
+use super::fixture::{Log, TURN, project, with_client};
+
+/// Bash asks; nothing else does, and the sandbox does not wave bash through.
+fn asking_bash() -> Value {
+    json!({"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}})
+}
+
+async fn new_session(cx: &ConnectionTo<Agent>, dir: &std::path::Path) -> SessionId {
+    let created = cx
+        .send_request(NewSessionRequest::new(dir))
+        .block_task()
+        .await
+        .unwrap();
+    let modes = created.modes.expect("the agents are offered as modes");
+    assert_eq!(&*modes.current_mode_id.0, "build");
+    let ids: Vec<&str> = modes.available_modes.iter().map(|m| &*m.id.0).collect();
+    assert!(ids.contains(&"plan"), "{ids:?}");
+    created.session_id
+}
+
+async fn prompt(cx: &ConnectionTo<Agent>, sid: &SessionId, text: &str) -> PromptResponse {
+    cx.send_request(PromptRequest::new(sid.clone(), vec![text.into()]))
+        .block_task()
+        .await
+        .unwrap()
+}
+
+fn of_kind<'a>(updates: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] == kind)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_turn_streams_a_read_an_edit_with_its_diff_and_a_bash_call_that_asks() {
+    let p = project(
+        vec![
+            Turn::tool_call("call_read", "read", r#"{"filePath":"a.txt"}"#),
+            Turn::tool_call(
+                "call_edit",
+                "edit",
+                r#"{"filePath":"a.txt","oldString":"hello","newString":"goodbye"}"#,
+            ),
+            Turn::tool_call(
+                "call_bash",
+                "bash",
+                r#"{"command":"echo acp-ran","description":"Print a marker"}"#,
+            ),
+            Turn::text("All done."),
+        ],
+        asking_bash(),
+        &[("a.txt", "hello\n")],
+    )
+    .await;
+    let log = Log::default();
+    let dir = p.dir.clone();
+    let answer = with_client(&p.core, Some("once"), log.clone(), async move |cx| {
+        let sid = new_session(&cx, &dir).await;
+        prompt(&cx, &sid, "Change the greeting").await
+    })
+    .await;
+    assert_eq!(answer.stop_reason, StopReason::EndTurn);
+    assert_eq!(
+        std::fs::read_to_string(p.dir.join("a.txt")).unwrap(),
+        "goodbye\n"
+    );
+
+    let updates = log.updates();
+    let calls = of_kind(&updates, "tool_call");
+    let kinds: Vec<&Value> = calls.iter().map(|c| &c["kind"]).collect();
+    assert_eq!(kinds, [&json!("read"), &json!("edit"), &json!("execute")]);
+    assert_eq!(calls[0]["toolCallId"], "call_read");
+    let at = p.dir.join("a.txt").to_string_lossy().into_owned();
+    let done = |id: &str| {
+        of_kind(&updates, "tool_call_update")
+            .into_iter()
+            .rfind(|u| u["toolCallId"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("an update of {id}: {updates:#?}"))
+    };
+    let read = done("call_read");
+    assert_eq!(
+        (&read["status"], &read["kind"]),
+        (&json!("completed"), &json!("read"))
+    );
+    assert_eq!(read["locations"][0]["path"], json!(at));
+    assert!(read["content"].to_string().contains("hello"), "{read}");
+    let edit = done("call_edit");
+    assert_eq!(edit["status"], "completed");
+    let diff = &edit["content"][0];
+    assert_eq!(diff["type"], "diff");
+    assert_eq!(diff["path"], json!(at));
+    assert_eq!(
+        (&diff["oldText"], &diff["newText"]),
+        (&json!("hello"), &json!("goodbye"))
+    );
+    let bash = done("call_bash");
+    assert_eq!(bash["status"], "completed");
+    assert!(bash["content"].to_string().contains("acp-ran"), "{bash}");
+
+    let asks = log.asks();
+    assert_eq!(asks.len(), 1, "only bash asks: {asks:?}");
+    assert_eq!(&*asks[0].tool_call.tool_call_id.0, "call_bash");
+    let options: Vec<&str> = asks[0].options.iter().map(|o| &*o.option_id.0).collect();
+    assert_eq!(options, ["once", "always", "reject"]);
+    assert_eq!(log.said(), "All done.");
+}
+
+#[tokio::test]
+async fn a_cancelled_prompt_stops_the_turn_and_its_pending_ask() {
+    let p = project(
+        vec![
+            Turn::tool_call(
+                "call_bash",
+                "bash",
+                r#"{"command":"echo never","description":"Print"}"#,
+            ),
+            Turn::text("unused"),
+        ],
+        asking_bash(),
+        &[],
+    )
+    .await;
+    let log = Log::default();
+    let (dir, seen) = (p.dir.clone(), log.clone());
+    let answer = with_client(&p.core, None, log.clone(), async move |cx| {
+        let sid = new_session(&cx, &dir).await;
+        let pending = cx
+            .send_request(PromptRequest::new(sid.clone(), vec!["run it".into()]))
+            .block_task();
+        let asked = async {
+            poll_with_timeout("the bash ask", TURN, || async {
+                (!seen.asks().is_empty()).then_some(())
+            })
+            .await;
+            cx.send_notification(CancelNotification::new(sid.clone()))
+                .unwrap();
+            seen.cancel_held();
+        };
+        let (answer, ()) = tokio::join!(pending, asked);
+        answer.unwrap()
+    })
+    .await;
+    assert_eq!(answer.stop_reason, StopReason::Cancelled);
+    assert_eq!(
+        p.model.remaining(),
+        1,
+        "the turn asked the model nothing more"
+    );
+    assert!(!log.said().contains("unused"));
+    assert!(p.core.busy_sessions().is_empty());
+}
+
+#[tokio::test]
+async fn loading_a_stored_session_replays_its_history() {
+    let p = project(vec![Turn::text("Hello from before.")], json!({}), &[]).await;
+    let dir = p.dir.clone();
+    let sid = with_client(&p.core, None, Log::default(), async move |cx| {
+        let sid = new_session(&cx, &dir).await;
+        prompt(&cx, &sid, "Say hello").await;
+        sid
+    })
+    .await;
+
+    // A second editor connection, as after a restart.
+    let log = Log::default();
+    let dir = p.dir.clone();
+    let loaded = with_client(&p.core, None, log.clone(), async move |cx| {
+        cx.send_request(LoadSessionRequest::new(sid, dir))
+            .block_task()
+            .await
+            .unwrap()
+    })
+    .await;
+    assert_eq!(&*loaded.modes.unwrap().current_mode_id.0, "build");
+    let updates = log.updates();
+    assert_eq!(updates[0]["sessionUpdate"], "user_message_chunk");
+    assert_eq!(updates[0]["content"]["text"], "Say hello");
+    assert_eq!(log.said(), "Hello from before.");
+    assert!(!of_kind(&updates, "available_commands_update").is_empty());
+}
+
+#[tokio::test]
+async fn switching_to_plan_mode_runs_the_next_turn_as_the_plan_agent() {
+    let p = project(
+        vec![Turn::text("A plan."), Turn::text("Built.")],
+        json!({}),
+        &[],
+    )
+    .await;
+    let dir = p.dir.clone();
+    let refused = with_client(&p.core, None, Log::default(), async move |cx| {
+        let sid = new_session(&cx, &dir).await;
+        let set = async |mode: &str| {
+            cx.send_request(SetSessionModeRequest::new(sid.clone(), mode.to_string()))
+                .block_task()
+                .await
+        };
+        set("plan").await.unwrap();
+        prompt(&cx, &sid, "Plan it").await;
+        let refused = set("no-such-agent").await.unwrap_err();
+        set("build").await.unwrap();
+        prompt(&cx, &sid, "Build it").await;
+        refused
+    })
+    .await;
+    assert!(refused.message.contains("no-such-agent"), "{refused:?}");
+    // Only the plan agent may leave plan mode, so only its turn offers `plan_exit`.
+    let offers_plan_exit: Vec<bool> = p
+        .model
+        .requests()
+        .iter()
+        .map(|r| r["tools"].to_string().contains("\"plan_exit\""))
+        .collect();
+    assert_eq!(offers_plan_exit, [true, false]);
+}
