@@ -42,14 +42,14 @@ pub(crate) fn commands(skills: &Skills) -> Vec<AvailableCommand> {
         .collect()
 }
 
-/// The text of a turn started with `/name rest`: a request to use the skill `name` when one
-/// exists, else the text unchanged.
-pub(crate) fn expand(skills: &Skills, text: &str) -> String {
+/// The text of a turn started with `/name rest`: a request to use the skill `name` when
+/// `is_skill` says there is one, else the text unchanged.
+pub(crate) fn expand(text: &str, is_skill: impl Fn(&str) -> bool) -> String {
     let Some(rest) = text.strip_prefix('/') else {
         return text.to_string();
     };
     let (name, task) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    if skills.get(name).is_none() {
+    if !is_skill(name) {
         return text.to_string();
     }
     let task = task.trim();
@@ -57,5 +57,22 @@ pub(crate) fn expand(skills: &Skills, text: &str) -> String {
         format!("Use the skill `{name}`.")
     } else {
         format!("Use the skill `{name}` for this: {task}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slash_command_naming_a_skill_asks_for_that_skill() {
+        let is = |n: &str| n == "release";
+        assert_eq!(
+            expand("/release the 1.2 branch", is),
+            "Use the skill `release` for this: the 1.2 branch"
+        );
+        assert_eq!(expand("/release", is), "Use the skill `release`.");
+        assert_eq!(expand("/other thing", is), "/other thing");
+        assert_eq!(expand("no command", is), "no command");
     }
 }

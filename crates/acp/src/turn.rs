@@ -35,7 +35,8 @@ pub(crate) async fn run(
     let session = acp.session(&sid)?;
     let dir = acp.core.session(&sid).map_err(rpc_error)?.directory;
     let entry = acp.core.instance(dir.as_ref()).await.map_err(rpc_error)?;
-    let text = modes::expand(&entry.services.skills, &prompt::text(&req.prompt));
+    let skills = &entry.services.skills;
+    let text = modes::expand(&prompt::text(&req.prompt), |n| skills.get(n).is_some());
     if text.trim().is_empty() {
         return Err(agent_client_protocol::Error::new(
             ErrorCode::INVALID_PARAMS,

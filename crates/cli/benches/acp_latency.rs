@@ -52,9 +52,12 @@ fn main() {
         let mut agent = Acp::start(&p, &model);
         (0..runs).map(|_| agent.turn(&model)).collect()
     };
-    let run: Vec<Figures> = (0..runs).map(|_| run_once(&p, &model)).collect();
-    report("strata acp (process running)", &acp);
-    report("strata run --format json    ", &run);
+    let run: Vec<Figures> = (0..runs).map(|_| run_once(&p, &model, false)).collect();
+    let snap: Vec<Figures> = (0..runs).map(|_| run_once(&p, &model, true)).collect();
+    report("strata acp (process running)     ", &acp);
+    report("strata run --format json         ", &run);
+    // The server core, and so `strata acp`, keeps undo snapshots; `run` does not by default.
+    report("strata run, with STRATA_SNAPSHOT=1", &snap);
 }
 
 fn report(label: &str, figures: &[Figures]) {
@@ -79,7 +82,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn run_once(p: &Project, model: &ModelServer) -> Figures {
+fn run_once(p: &Project, model: &ModelServer, snapshots: bool) -> Figures {
     for t in turn() {
         model.push(t);
     }
@@ -88,6 +91,9 @@ fn run_once(p: &Project, model: &ModelServer) -> Figures {
         model,
         &["run", "--format", "json", "-m", MODEL, "read a.txt"],
     );
+    if snapshots {
+        cmd.env("STRATA_SNAPSHOT", "1");
+    }
     let start = Instant::now();
     let mut child = cmd.spawn().unwrap();
     let out = BufReader::new(child.stdout.take().unwrap());
