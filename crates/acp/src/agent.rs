@@ -16,8 +16,10 @@ use agent_client_protocol::{
 use std::sync::Arc;
 use strata_protocol::wire::{PermissionRule, SessionCreateBody};
 
+use agent_client_protocol::v1::schema::McpServer;
 use strata_server::ServerCore;
 use strata_server::core::InstanceEntry;
+use strata_services::mcp::Mcp;
 
 use crate::state::{Acp, rpc_error};
 use crate::turn::send;
@@ -123,7 +125,7 @@ fn initialize(acp: &Acp, req: InitializeRequest) -> InitializeResponse {
     let caps = AgentCapabilities::new()
         .load_session(true)
         .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
-        .mcp_capabilities(McpCapabilities::new());
+        .mcp_capabilities(McpCapabilities::new().http(true));
     // Keys come from Strata's config and `strata auth`: no auth method is offered.
     InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
         .agent_capabilities(caps)
@@ -143,13 +145,6 @@ async fn new_session(
     acp: &Acp,
     req: NewSessionRequest,
 ) -> Result<(NewSessionResponse, Arc<InstanceEntry>), Error> {
-    if !req.mcp_servers.is_empty() {
-        tracing::warn!(
-            count = req.mcp_servers.len(),
-            "the editor passed MCP servers; strata acp does not connect them yet (configure them \
-             in strata.json)"
-        );
-    }
     let body = SessionCreateBody {
         permission: session_rules(),
         ..SessionCreateBody::default()
@@ -160,6 +155,7 @@ async fn new_session(
         .await
         .map_err(rpc_error)?;
     let entry = acp.core.instance(&req.cwd).await.map_err(rpc_error)?;
+    connect_mcp(&entry, &req.mcp_servers).await;
     acp.open(&info.id, None);
     let modes = modes::state(&entry.services.agents, modes::DEFAULT_MODE);
     Ok((NewSessionResponse::new(info.id).modes(modes), entry))
@@ -177,6 +173,7 @@ async fn load_session(
         .instance(info.directory.as_ref())
         .await
         .map_err(rpc_error)?;
+    connect_mcp(&entry, &req.mcp_servers).await;
     acp.open(&sid, None);
     let messages = acp.core.messages(&sid, None).map_err(rpc_error)?;
     let todos = acp.core.todos(&sid).map_err(rpc_error)?;
@@ -188,6 +185,23 @@ async fn load_session(
     let mode = acp.session(&sid)?.mode;
     let modes = modes::state(&entry.services.agents, &mode);
     Ok((LoadSessionResponse::new().modes(modes), entry, sid))
+}
+
+/// Connects the MCP servers the editor passed through the instance's MCP client; their tools
+/// join the instance's (every session of the project sees them, as with configured ones).
+async fn connect_mcp(entry: &InstanceEntry, servers: &[McpServer]) {
+    if servers.is_empty() {
+        return;
+    }
+    let (ok, skipped) = crate::mcp::servers(servers);
+    for name in skipped {
+        tracing::warn!(server = %name, "an MCP server the editor passed was skipped: Strata \
+            connects stdio and streamable HTTP servers, not SSE");
+    }
+    match entry.instance.get::<Mcp>() {
+        Ok(mcp) => mcp.add(&ok).await,
+        Err(e) => tracing::warn!(error = %e, "the editor's MCP servers were not connected"),
+    }
 }
 
 /// Tells the editor which commands (skills) the session has; sent after the session's answer,

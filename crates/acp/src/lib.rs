@@ -14,6 +14,7 @@
 
 mod agent;
 mod asks;
+mod mcp;
 mod modes;
 mod prompt;
 mod state;

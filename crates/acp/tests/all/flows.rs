@@ -5,8 +5,8 @@
 use agent_client_protocol::Agent;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, LoadSessionRequest, NewSessionRequest, PromptRequest, PromptResponse,
-    SessionId, SetSessionModeRequest, StopReason,
+    CancelNotification, LoadSessionRequest, McpServer, McpServerHttp, NewSessionRequest,
+    PromptRequest, PromptResponse, SessionId, SetSessionModeRequest, StopReason,
 };
 use serde_json::{Value, json};
 use strata_testkit::model_server::Turn;
@@ -228,4 +228,23 @@ async fn switching_to_plan_mode_runs_the_next_turn_as_the_plan_agent() {
         .map(|r| r["tools"].to_string().contains("\"plan_exit\""))
         .collect();
     assert_eq!(offers_plan_exit, [true, false]);
+}
+
+#[tokio::test]
+async fn the_mcp_servers_the_editor_passes_are_connected_for_its_session() {
+    let web = strata_testkit::mcp_server::serve_http().await;
+    let p = project(vec![Turn::text("Connected.")], json!({}), &[]).await;
+    let (dir, url) = (p.dir.clone(), web.url("/mcp"));
+    with_client(&p.core, None, Log::default(), async move |cx| {
+        let server = McpServer::Http(McpServerHttp::new("web", url));
+        let created = cx
+            .send_request(NewSessionRequest::new(&dir).mcp_servers(vec![server]))
+            .block_task()
+            .await
+            .unwrap();
+        prompt(&cx, &created.session_id, "Use the web").await
+    })
+    .await;
+    let tools = p.model.requests()[0]["tools"].to_string();
+    assert!(tools.contains("\"web_echo\""), "{tools}");
 }
