@@ -248,3 +248,49 @@ async fn the_mcp_servers_the_editor_passes_are_connected_for_its_session() {
     let tools = p.model.requests()[0]["tools"].to_string();
     assert!(tools.contains("\"web_echo\""), "{tools}");
 }
+
+#[tokio::test]
+async fn reasoning_streams_as_thoughts_and_the_todo_list_as_a_plan() {
+    let todos = json!({"todos": [
+        {"content": "Read the code", "status": "completed", "priority": "high"},
+        {"content": "Fix the parser", "status": "in_progress", "priority": "medium"},
+    ]});
+    let p = project(
+        vec![
+            Turn::reasoning(
+                "Two steps.",
+                None,
+                Turn::tool_call("call_todo", "todowrite", &todos.to_string()),
+            ),
+            Turn::text("Planned."),
+        ],
+        json!({}),
+        &[],
+    )
+    .await;
+    let log = Log::default();
+    let dir = p.dir.clone();
+    with_client(&p.core, None, log.clone(), async move |cx| {
+        let sid = new_session(&cx, &dir).await;
+        prompt(&cx, &sid, "Make a list").await
+    })
+    .await;
+    let updates = log.updates();
+    let thought: String = of_kind(&updates, "agent_thought_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(thought, "Two steps.");
+    let plans = of_kind(&updates, "plan");
+    assert_eq!(plans.len(), 1, "{updates:#?}");
+    assert_eq!(
+        plans[0]["entries"],
+        json!([
+            {"content": "Read the code", "priority": "high", "status": "completed"},
+            {"content": "Fix the parser", "priority": "medium", "status": "in_progress"},
+        ])
+    );
+    let calls = of_kind(&updates, "tool_call");
+    assert_eq!(calls[0]["kind"], "think");
+    assert_eq!(log.said(), "Planned.");
+}
