@@ -56,18 +56,16 @@ fn tool_call(request: &PermissionRequest) -> ToolCallUpdate {
 }
 
 /// Asks the editor on a task of its own (the prompt keeps streaming meanwhile) and replies.
+/// `sid` is the editor's session, which may be the parent of the request's (a subagent's).
 pub(crate) fn spawn(
     acp: Acp,
     cx: ConnectionTo<Client>,
+    sid: String,
     request: PermissionRequest,
     cancel: CancellationToken,
 ) {
     tokio::spawn(async move {
-        let ask = RequestPermissionRequest::new(
-            request.session_id.clone(),
-            tool_call(&request),
-            options(&request),
-        );
+        let ask = RequestPermissionRequest::new(sid, tool_call(&request), options(&request));
         let answer = tokio::select! {
             a = cx.send_request(ask).block_task() => a,
             // The turn is being cancelled: the core withdraws the request itself.

@@ -3,6 +3,7 @@
 //! session go to the editor as `session/request_permission`; the answer is handed to the core
 //! like any other front-end's reply.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -105,6 +106,8 @@ impl Follow<'_> {
         finished: impl Future<Output = Result<TurnEnd, strata_server::CoreError>>,
     ) -> Result<TurnEnd, strata_server::CoreError> {
         let mut translator = Translator::new(&self.entry.directory);
+        // Subagents' sessions started by this turn: their asks are this session's to answer.
+        let mut children = HashSet::new();
         tokio::pin!(finished);
         let mut end: Option<Result<TurnEnd, _>> = None;
         let mut seen = 0i64;
@@ -122,7 +125,7 @@ impl Follow<'_> {
                 frame = sub.next() => {
                     let Some(frame) = frame else { break };
                     seen = seen.max(frame.cursor.unwrap_or(0));
-                    self.frame(&frame, &mut translator);
+                    self.frame(&frame, &mut translator, &mut children);
                 }
                 () = tokio::time::sleep(SETTLE), if end.is_some() => break,
             }
@@ -133,18 +136,30 @@ impl Follow<'_> {
         }
     }
 
-    fn frame(&self, frame: &Frame, translator: &mut Translator) {
+    fn frame(&self, frame: &Frame, translator: &mut Translator, children: &mut HashSet<String>) {
         let event = &frame.envelope.event;
-        if event.session_id() != Some(self.sid) {
-            return;
+        match event {
+            ServerEvent::SessionCreated { session_id, info }
+                if info.parent_id.as_deref() == Some(self.sid) =>
+            {
+                children.insert(session_id.clone());
+                return;
+            }
+            ServerEvent::PermissionAsked(request)
+                if request.session_id == self.sid || children.contains(&request.session_id) =>
+            {
+                asks::spawn(
+                    self.acp.clone(),
+                    self.cx.clone(),
+                    self.sid.to_string(),
+                    request.clone(),
+                    self.cancel.clone(),
+                );
+                return;
+            }
+            _ => {}
         }
-        if let ServerEvent::PermissionAsked(request) = event {
-            asks::spawn(
-                self.acp.clone(),
-                self.cx.clone(),
-                request.clone(),
-                self.cancel.clone(),
-            );
+        if event.session_id() != Some(self.sid) {
             return;
         }
         let registry = &self.entry.services.registry;

@@ -294,3 +294,41 @@ async fn reasoning_streams_as_thoughts_and_the_todo_list_as_a_plan() {
     assert_eq!(calls[0]["kind"], "think");
     assert_eq!(log.said(), "Planned.");
 }
+
+#[tokio::test]
+async fn a_subagents_ask_reaches_the_editor_on_the_parents_session() {
+    let task = json!({"description": "Check", "prompt": "CHILD-JOB: run the check",
+                      "subagent_type": "general"});
+    let p = project(
+        vec![
+            Turn::tool_call("call_task", "task", &task.to_string()),
+            Turn::text("The child is done."),
+        ],
+        asking_bash(),
+        &[],
+    )
+    .await;
+    let bash = json!({"command": "echo from-child", "description": "Check"}).to_string();
+    p.model.route(
+        "CHILD-JOB",
+        vec![
+            Turn::tool_call("call_child", "bash", &bash),
+            Turn::text("checked"),
+        ],
+    );
+    let log = Log::default();
+    let dir = p.dir.clone();
+    let (sid, answer) = with_client(&p.core, Some("once"), log.clone(), async move |cx| {
+        let sid = new_session(&cx, &dir).await;
+        let answer = prompt(&cx, &sid, "Delegate it").await;
+        (sid, answer)
+    })
+    .await;
+    assert_eq!(answer.stop_reason, StopReason::EndTurn);
+    let asks = log.asks();
+    assert_eq!(asks.len(), 1, "{asks:?}");
+    assert_eq!(asks[0].session_id, sid);
+    assert_eq!(&*asks[0].tool_call.tool_call_id.0, "call_child");
+    assert_eq!(log.said(), "The child is done.");
+    assert_eq!(p.model.route_remaining("CHILD-JOB"), 0);
+}
