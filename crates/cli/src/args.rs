@@ -44,6 +44,8 @@ pub(crate) enum Command {
     /// Serve the project's tools over MCP (stdio, or `--http`); `mcp list`: the MCP servers
     /// Strata uses as a client.
     Mcp(McpArgs),
+    /// Be an Agent Client Protocol agent on stdio, for editors such as Zed.
+    Acp(AcpArgs),
     /// The terminal UI on a running `strata serve`.
     Attach(AttachArgs),
     /// Serve the HTTP + SSE API (opencode's clients can attach to it).
@@ -202,6 +204,18 @@ pub(crate) struct McpServeArgs {
     /// Serve streamable HTTP at `http://ADDR/mcp` instead of stdio, e.g. `127.0.0.1:0`.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
+}
+
+/// `strata acp`: an ACP agent on stdio (ACP only on stdout; logs in the log file and stderr).
+#[derive(clap::Args, Debug)]
+pub(crate) struct AcpArgs {
+    /// The project used when the editor names none (default: the current directory).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Sandbox for the commands the model runs: workspace-write, read-only or off (default:
+    /// the config's `sandbox.mode`, else workspace-write).
+    #[arg(long, value_name = "MODE", value_parser = SANDBOX_MODES)]
+    pub sandbox: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -1,5 +1,6 @@
 //! One module per command; each returns the process exit code (0 ok, 1 failed, 2 usage).
 
+mod acp;
 mod agents;
 mod attach;
 mod auth;
@@ -40,6 +41,7 @@ pub(crate) async fn dispatch(cli: Cli) -> u8 {
             Some(command) => mcp::mcp(command).await,
             None => mcp_serve::serve(args.serve).await,
         },
+        Command::Acp(args) => acp::serve(args).await,
         Command::Skills(args) => skills::skills(args).await,
         Command::Auth { command } => auth::auth(command).await,
         Command::Models(args) => models::models(args).await,

@@ -4,6 +4,7 @@
 // Test helpers outside `#[test]` functions fail the test by panicking too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli_acp;
 mod cli_auth_models;
 mod cli_basics;
 mod cli_mcp;

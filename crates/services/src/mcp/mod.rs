@@ -72,6 +72,8 @@ pub struct Mcp {
 struct Inner {
     servers: RwLock<Vec<Entry>>,
     trust: Vec<String>,
+    /// Kept for servers added after start ([`Mcp::add`]).
+    env: ConnectEnv,
 }
 
 struct Entry {
@@ -158,7 +160,36 @@ impl Mcp {
             inner: Arc::new(Inner {
                 servers: RwLock::new(entries),
                 trust,
+                env: env.clone(),
             }),
+        }
+    }
+
+    /// Connects `servers` beside the configured ones (e.g. the servers an editor passes for
+    /// its session over ACP); one whose name is already taken is left out, so a configured
+    /// server keeps its settings. A server that cannot connect is listed as failed, as a
+    /// configured one would be.
+    pub async fn add(&self, servers: &[McpServer]) {
+        let taken = |name: &str, entries: &[Entry]| entries.iter().any(|e| e.config.name == name);
+        let new: Vec<McpServer> = {
+            let entries = self.read();
+            servers
+                .iter()
+                .filter(|s| !taken(&s.name, &entries))
+                .cloned()
+                .collect()
+        };
+        if new.is_empty() {
+            return;
+        }
+        let added = Mcp::start(&new, self.inner.trust.clone(), &self.inner.env).await;
+        let connected = std::mem::take(&mut *added.write());
+        let mut entries = self.write();
+        for entry in connected {
+            // Another caller may have added the same name meanwhile: the first one stays.
+            if !taken(&entry.config.name, &entries) {
+                entries.push(entry);
+            }
         }
     }
 

@@ -1,0 +1,236 @@
+//! The ACP agent: one handler per method, each a thin call on the server core. Work that
+//! waits (building a project's instance, a turn, a replay) runs on a task of the connection,
+//! so the dispatch loop stays free for `session/cancel` and for the editor's answers.
+
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, AvailableCommandsUpdate, CancelNotification, Implementation,
+    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
+    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
+};
+use agent_client_protocol::v1::{ConnectionTo, Responder};
+use agent_client_protocol::{
+    Agent, Client, ConnectTo, ErrorCode, JsonRpcResponse, on_receive_notification,
+    on_receive_request,
+};
+use std::sync::Arc;
+use strata_protocol::wire::{PermissionRule, SessionCreateBody};
+
+use agent_client_protocol::v1::schema::McpServer;
+use strata_server::ServerCore;
+use strata_server::core::InstanceEntry;
+use strata_services::mcp::Mcp;
+
+use crate::state::{Acp, rpc_error};
+use crate::turn::send;
+use crate::{modes, turn, updates};
+
+type Error = agent_client_protocol::Error;
+
+/// The agent over `core`, ready to connect to an editor's transport.
+pub fn agent(core: ServerCore) -> impl ConnectTo<Client> {
+    let acp = Acp::new(core);
+    let (a, b, c, d, e, f) = (
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp.clone(),
+        acp,
+    );
+    Agent
+        .v1()
+        .name("strata")
+        .on_receive_request(
+            async move |req: InitializeRequest, r: Responder<InitializeResponse>, _cx| {
+                r.respond(initialize(&a, req))
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: NewSessionRequest, r: Responder<NewSessionResponse>, cx| {
+                let acp = b.clone();
+                let conn = cx.clone();
+                cx.spawn(async move {
+                    match new_session(&acp, req).await {
+                        Ok((answer, entry)) => {
+                            let sid = answer.session_id.0.to_string();
+                            r.respond(answer)?;
+                            announce_commands(&conn, &sid, &entry);
+                            Ok(())
+                        }
+                        Err(e) => r.respond_with_error(e),
+                    }
+                })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: LoadSessionRequest, r: Responder<LoadSessionResponse>, cx| {
+                let acp = c.clone();
+                let conn = cx.clone();
+                cx.spawn(async move {
+                    match load_session(&acp, req, &conn).await {
+                        Ok((answer, entry, sid)) => {
+                            r.respond(answer)?;
+                            announce_commands(&conn, &sid, &entry);
+                            Ok(())
+                        }
+                        Err(e) => r.respond_with_error(e),
+                    }
+                })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: PromptRequest, r: Responder<_>, cx| {
+                let acp = d.clone();
+                let conn = cx.clone();
+                later(&cx, r, async move { turn::run(&acp, req, &conn).await })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: SetSessionModeRequest, r: Responder<SetSessionModeResponse>, cx| {
+                let acp = e.clone();
+                later(&cx, r, async move { set_mode(&acp, req).await })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |n: CancelNotification, _cx: ConnectionTo<Client>| {
+                f.cancel(&n.session_id.0);
+                Ok(())
+            },
+            on_receive_notification!(),
+        )
+}
+
+/// Answers `r` with what `work` gives, on a task of the connection.
+fn later<T: JsonRpcResponse + Send + 'static>(
+    cx: &ConnectionTo<Client>,
+    r: Responder<T>,
+    work: impl Future<Output = Result<T, Error>> + Send + 'static,
+) -> Result<(), Error> {
+    cx.spawn(async move {
+        match work.await {
+            Ok(v) => r.respond(v),
+            Err(e) => r.respond_with_error(e),
+        }
+    })
+}
+
+fn initialize(acp: &Acp, req: InitializeRequest) -> InitializeResponse {
+    acp.set_client(req.client_capabilities);
+    let caps = AgentCapabilities::new()
+        .load_session(true)
+        .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
+        .mcp_capabilities(McpCapabilities::new().http(true));
+    // Keys come from Strata's config and `strata auth`: no auth method is offered.
+    InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
+        .agent_capabilities(caps)
+        .agent_info(Implementation::new("strata", env!("CARGO_PKG_VERSION")).title("Strata"))
+}
+
+/// Rules every ACP session starts with: an editor has no way to answer the `question` tool.
+fn session_rules() -> Vec<PermissionRule> {
+    vec![PermissionRule {
+        permission: "question".into(),
+        pattern: "*".into(),
+        action: "deny".into(),
+    }]
+}
+
+async fn new_session(
+    acp: &Acp,
+    req: NewSessionRequest,
+) -> Result<(NewSessionResponse, Arc<InstanceEntry>), Error> {
+    let body = SessionCreateBody {
+        permission: session_rules(),
+        ..SessionCreateBody::default()
+    };
+    let info = acp
+        .core
+        .create_session(&req.cwd, body)
+        .await
+        .map_err(rpc_error)?;
+    let entry = acp.core.instance(&req.cwd).await.map_err(rpc_error)?;
+    connect_mcp(&entry, &req.mcp_servers).await;
+    acp.open(&info.id, None);
+    let modes = modes::state(&entry.services.agents, modes::DEFAULT_MODE);
+    Ok((NewSessionResponse::new(info.id).modes(modes), entry))
+}
+
+async fn load_session(
+    acp: &Acp,
+    req: LoadSessionRequest,
+    cx: &ConnectionTo<Client>,
+) -> Result<(LoadSessionResponse, Arc<InstanceEntry>, String), Error> {
+    let sid = req.session_id.0.to_string();
+    let info = acp.core.session(&sid).map_err(rpc_error)?;
+    let entry = acp
+        .core
+        .instance(info.directory.as_ref())
+        .await
+        .map_err(rpc_error)?;
+    connect_mcp(&entry, &req.mcp_servers).await;
+    acp.open(&sid, None);
+    let messages = acp.core.messages(&sid, None).map_err(rpc_error)?;
+    let todos = acp.core.todos(&sid).map_err(rpc_error)?;
+    let registry = &entry.services.registry;
+    let effects = |id: &str| crate::tool_call::declared_in(registry, id);
+    for update in updates::replay(&messages, &todos, &entry.directory, &effects) {
+        send(cx, &sid, update);
+    }
+    let mode = acp.session(&sid)?.mode;
+    let modes = modes::state(&entry.services.agents, &mode);
+    Ok((LoadSessionResponse::new().modes(modes), entry, sid))
+}
+
+/// Connects the MCP servers the editor passed through the instance's MCP client; their tools
+/// join the instance's (every session of the project sees them, as with configured ones).
+async fn connect_mcp(entry: &InstanceEntry, servers: &[McpServer]) {
+    if servers.is_empty() {
+        return;
+    }
+    let (ok, skipped) = crate::mcp::servers(servers);
+    for name in skipped {
+        tracing::warn!(server = %name, "an MCP server the editor passed was skipped: Strata \
+            connects stdio and streamable HTTP servers, not SSE");
+    }
+    match entry.instance.get::<Mcp>() {
+        Ok(mcp) => mcp.add(&ok).await,
+        Err(e) => tracing::warn!(error = %e, "the editor's MCP servers were not connected"),
+    }
+}
+
+/// Tells the editor which commands (skills) the session has; sent after the session's answer,
+/// so the editor knows the session it is about.
+fn announce_commands(cx: &ConnectionTo<Client>, sid: &str, entry: &InstanceEntry) {
+    let commands = modes::commands(&entry.services.skills);
+    let update = SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands));
+    send(cx, sid, update);
+}
+
+async fn set_mode(acp: &Acp, req: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
+    let sid = req.session_id.0.to_string();
+    acp.session(&sid)?;
+    let info = acp.core.session(&sid).map_err(rpc_error)?;
+    let entry = acp
+        .core
+        .instance(info.directory.as_ref())
+        .await
+        .map_err(rpc_error)?;
+    let mode = req.mode_id.0.to_string();
+    if !modes::is_mode(&entry.services.agents, &mode) {
+        return Err(Error::new(
+            ErrorCode::INVALID_PARAMS,
+            format!(
+                "modeId: `{mode}` is not an agent a turn can run as; pick one of the modes \
+                 session/new listed"
+            ),
+        ));
+    }
+    acp.set_mode(&sid, &mode);
+    Ok(SetSessionModeResponse::new())
+}

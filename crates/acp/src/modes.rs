@@ -1,0 +1,78 @@
+//! What a session offers the editor: the agents a turn may run as, shown as ACP modes (`build`,
+//! `plan` and the project's own), and the skills, shown as commands.
+
+use agent_client_protocol::v1::schema::{
+    AvailableCommand, AvailableCommandInput, SessionMode, SessionModeState,
+    UnstructuredCommandInput,
+};
+use strata_registry::Agents;
+use strata_services::skills::Skills;
+
+/// The mode a new session starts in.
+pub(crate) const DEFAULT_MODE: &str = "build";
+
+/// The agents a turn may run as, `current` first among equals (sorted by name otherwise).
+pub(crate) fn state(agents: &Agents, current: &str) -> SessionModeState {
+    let modes = agents
+        .list()
+        .filter(|a| a.mode.is_primary())
+        .map(|a| {
+            SessionMode::new(a.name.clone(), a.name.clone()).description(a.description.clone())
+        })
+        .collect();
+    SessionModeState::new(current.to_string(), modes)
+}
+
+/// Whether a turn may run as agent `id`.
+pub(crate) fn is_mode(agents: &Agents, id: &str) -> bool {
+    agents.get(id).is_some_and(|a| a.mode.is_primary())
+}
+
+/// The skills as commands; a command's text after its name is the task for the skill.
+pub(crate) fn commands(skills: &Skills) -> Vec<AvailableCommand> {
+    skills
+        .all()
+        .map(|s| {
+            AvailableCommand::new(s.name.clone(), s.description.clone().unwrap_or_default()).input(
+                AvailableCommandInput::Unstructured(UnstructuredCommandInput::new(
+                    "what to use the skill for",
+                )),
+            )
+        })
+        .collect()
+}
+
+/// The text of a turn started with `/name rest`: a request to use the skill `name` when
+/// `is_skill` says there is one, else the text unchanged.
+pub(crate) fn expand(text: &str, is_skill: impl Fn(&str) -> bool) -> String {
+    let Some(rest) = text.strip_prefix('/') else {
+        return text.to_string();
+    };
+    let (name, task) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    if !is_skill(name) {
+        return text.to_string();
+    }
+    let task = task.trim();
+    if task.is_empty() {
+        format!("Use the skill `{name}`.")
+    } else {
+        format!("Use the skill `{name}` for this: {task}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slash_command_naming_a_skill_asks_for_that_skill() {
+        let is = |n: &str| n == "release";
+        assert_eq!(
+            expand("/release the 1.2 branch", is),
+            "Use the skill `release` for this: the 1.2 branch"
+        );
+        assert_eq!(expand("/release", is), "Use the skill `release`.");
+        assert_eq!(expand("/other thing", is), "/other thing");
+        assert_eq!(expand("no command", is), "no command");
+    }
+}

@@ -1,0 +1,111 @@
+//! What the adapter remembers per connection: the editor's capabilities, and for each session
+//! it opened, the mode its turns run in and the prompt in flight (to cancel its asks).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use agent_client_protocol::ErrorCode;
+use agent_client_protocol::v1::schema::ClientCapabilities;
+use strata_server::{CoreError, ServerCore};
+use tokio_util::sync::CancellationToken;
+
+use crate::modes::DEFAULT_MODE;
+
+/// The adapter's state; cheap to clone.
+#[derive(Debug, Clone)]
+pub(crate) struct Acp {
+    pub(crate) core: ServerCore,
+    inner: Arc<Mutex<Inner>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    client: ClientCapabilities,
+    sessions: HashMap<String, Session>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Session {
+    /// The agent the session's turns run as.
+    pub(crate) mode: String,
+    /// Fires when the editor cancels the prompt in flight.
+    pub(crate) cancel: Option<CancellationToken>,
+}
+
+fn lock(m: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
+    // Every critical section is a single insert, read or field write: nothing is left half done.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Acp {
+    pub(crate) fn new(core: ServerCore) -> Acp {
+        Acp {
+            core,
+            inner: Arc::default(),
+        }
+    }
+
+    pub(crate) fn set_client(&self, caps: ClientCapabilities) {
+        lock(&self.inner).client = caps;
+    }
+
+    /// Starts following session `id` in `mode` (or keeps the mode it has).
+    pub(crate) fn open(&self, id: &str, mode: Option<&str>) {
+        let mut inner = lock(&self.inner);
+        let session = inner.sessions.entry(id.to_string()).or_insert(Session {
+            mode: DEFAULT_MODE.into(),
+            cancel: None,
+        });
+        if let Some(m) = mode {
+            session.mode = m.to_string();
+        }
+    }
+
+    /// The session as this connection knows it.
+    pub(crate) fn session(&self, id: &str) -> Result<Session, agent_client_protocol::Error> {
+        lock(&self.inner).sessions.get(id).cloned().ok_or_else(|| {
+            agent_client_protocol::Error::new(
+                ErrorCode::RESOURCE_NOT_FOUND,
+                format!(
+                    "session `{id}` is not open on this connection; open it with session/new or \
+                     session/load first"
+                ),
+            )
+        })
+    }
+
+    pub(crate) fn set_mode(&self, id: &str, mode: &str) {
+        if let Some(s) = lock(&self.inner).sessions.get_mut(id) {
+            s.mode = mode.to_string();
+        }
+    }
+
+    /// Records the prompt in flight; `None` when it ends.
+    pub(crate) fn set_cancel(&self, id: &str, cancel: Option<CancellationToken>) {
+        if let Some(s) = lock(&self.inner).sessions.get_mut(id) {
+            s.cancel = cancel;
+        }
+    }
+
+    /// Cancels the session's turn and the asks of its prompt in flight.
+    pub(crate) fn cancel(&self, id: &str) {
+        let token = lock(&self.inner)
+            .sessions
+            .get(id)
+            .and_then(|s| s.cancel.clone());
+        if let Some(t) = token {
+            t.cancel();
+        }
+        self.core.abort(id);
+    }
+}
+
+/// A core error as the JSON-RPC error the editor gets.
+pub(crate) fn rpc_error(e: CoreError) -> agent_client_protocol::Error {
+    let code = match &e {
+        CoreError::NotFound { .. } => ErrorCode::RESOURCE_NOT_FOUND,
+        CoreError::BadRequest(_) => ErrorCode::INVALID_PARAMS,
+        _ => ErrorCode::INTERNAL_ERROR,
+    };
+    agent_client_protocol::Error::new(code, e.to_string())
+}
