@@ -5,6 +5,7 @@
 
 mod config_load;
 mod config_opencode;
+mod faults_disk;
 mod http_client;
 mod lsp_clangd;
 mod sandbox_kernel;
