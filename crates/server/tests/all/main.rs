@@ -17,4 +17,5 @@ mod provider_keys;
 mod routes;
 mod session_sandbox;
 mod shell;
+mod soak;
 mod undo;
