@@ -2,7 +2,7 @@
 # Crash under load (issue 22 §5; not part of CI, see bench/README.md): a `strata serve` process
 # runs 50 sessions at once (each turn: `read`, a bash call that sleeps 1–3 s, `read`, an
 # answer, from the scripted model) while 20 clients read `GET /global/event`. At a random
-# moment (evenly drawn up to 8 s after the prompts, then held until a bash call sleeps) it is
+# moment (evenly drawn up to 8 s after the first bash call sleeps) it is
 # killed with SIGKILL and started again on the same data directory; 20 times. After each
 # restart the driver checks that `PRAGMA integrity_check` is ok, that every stored item any
 # client had received is in the store unchanged, that no tool call or turn is left open, and

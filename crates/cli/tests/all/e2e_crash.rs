@@ -1,6 +1,6 @@
 //! Crash under load: a real `strata serve` runs a load of concurrent sessions (each turn a
 //! `read`, a bash call that sleeps, a `read` and an answer) while clients read
-//! `/global/event`; at a random moment (held until a bash call sleeps) it is killed with
+//! `/global/event`; at a random moment after the first bash call sleeps it is killed with
 //! SIGKILL and started again on the same data directory, and that is repeated. After every
 //! restart: `PRAGMA integrity_check` is ok, every stored item a client had received is still
 //! in the store, no tool call or turn is left open, and every process group the dead server's
@@ -24,8 +24,8 @@ use crate::e2e_crash_support::{
 };
 use crate::e2e_serve_support::{LIMIT, Served, prompt, serve_with};
 
-/// The kill comes this many milliseconds after the prompts at most (drawn evenly), or when
-/// every turn ended, whichever is first.
+/// The kill comes at most this many milliseconds (drawn evenly) after the first bash call
+/// sleeps, or when every turn ended, whichever is first.
 const KILL_WITHIN_MS: usize = 8_000;
 
 /// The load and the binary, from the environment.
@@ -123,15 +123,15 @@ async fn round(
     }
     drop(progress);
     let started = start_turns(&served, r, load.sessions).await;
-    let kill_at = Duration::from_millis(dice.roll(100, KILL_WITHIN_MS) as u64);
-    // The timeout is the kill point; the turns ending first only brings it forward.
-    let _ = tokio::time::timeout(kill_at, seen.wait_for(|s| s.idle >= load.sessions)).await;
-    // Then wait for a bash call to be sleeping, so every kill leaves a group to end.
+    // The first sleeping bash call marks the middle of the load; the kill comes a random
+    // time after it (sooner if every turn ends), so it falls in any later phase.
     let all_idle = |s: &Progress| s.idle >= load.sessions;
     poll_within(LIMIT, || async {
         (all_idle(&seen.borrow()) || !live_groups(&p.dir).is_empty()).then_some(())
     })
     .await;
+    let kill_at = Duration::from_millis(dice.roll(0, KILL_WITHIN_MS) as u64);
+    let _ = tokio::time::timeout(kill_at, seen.wait_for(all_idle)).await;
     let at = *seen.borrow();
     served.child.kill().expect("SIGKILL the server");
     served.child.wait().expect("reap the server");

@@ -152,6 +152,8 @@ async fn soak(sizes: &Sizes) -> (Usage, Usage, Vec<(f64, f64)>) {
     };
     for n in 1..=sizes.long_turns {
         turn(&local, &mut rx, &first, n).await;
+        // The scripted model lives in this process; its request log is not the server's.
+        s.model.clear_log();
         done += 1;
         sample(done);
     }
@@ -159,6 +161,7 @@ async fn soak(sizes: &Sizes) -> (Usage, Usage, Vec<(f64, f64)>) {
         let id = new_session().await.unwrap().id;
         for n in 0..sizes.session_turns {
             turn(&local, &mut rx, &id, n).await;
+            s.model.clear_log();
             done += 1;
             sample(done);
         }
