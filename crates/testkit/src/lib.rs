@@ -15,6 +15,8 @@
 //! - [`SseReader`]: a server's event stream read as `(cursor, item)` pairs, with `until`.
 //! - [`require_external!`]: a test that needs an outside program runs when it is installed,
 //!   else says it skipped (or fails under `STRATA_TEST_REQUIRE_EXTERNAL=1`).
+//! - [`SmallDisk`]: a few-MiB `tmpfs` to fill up or make read-only (needs root; skips
+//!   like a missing program otherwise).
 
 // Test support: a setup that cannot be made must fail the test at once, with its reason.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -28,6 +30,7 @@ mod poll;
 mod programs;
 mod redact;
 pub mod screen;
+mod small_disk;
 mod sse;
 
 pub use http_server::FixtureServer;
@@ -38,4 +41,5 @@ pub use programs::{
     process_ended, verdict,
 };
 pub use redact::redacted;
+pub use small_disk::SmallDisk;
 pub use sse::{Item as SseItem, SseReader};

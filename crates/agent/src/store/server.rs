@@ -1,6 +1,7 @@
 //! What the HTTP server needs beyond the loop's own reads and writes: events in their global
 //! order (the `/global/event` cursor, kept by migration 3's trigger), per-session permission
-//! rules, deleting a session, and the leftovers of a process that died mid-turn.
+//! rules, deleting a session, the leftovers of a process that died mid-turn, and SQLite's own
+//! consistency check (run by the crash tests after every restart).
 
 use rusqlite::{OptionalExtension, params};
 use serde_json::{Value, json};
@@ -201,6 +202,16 @@ impl Store {
             )
             .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
             .op(self.path(), "finding sessions left busy")
+    }
+
+    /// SQLite's `PRAGMA integrity_check`: the problems it lists, none when the file is sound.
+    pub fn integrity_check(&self) -> Result<Vec<String>, StoreError> {
+        let rows: Vec<String> = self
+            .conn()
+            .prepare("PRAGMA integrity_check")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .op(self.path(), "checking the database's integrity")?;
+        Ok(rows.into_iter().filter(|r| r != "ok").collect())
     }
 
     /// Whether the session's latest `session.status` event is `idle` (or it has none).

@@ -17,6 +17,7 @@ mod loop_support;
 mod provider_responses;
 mod provider_streams;
 mod store_concurrency;
+mod store_faults;
 mod store_sessions;
 mod store_todos;
 mod task_subagents;

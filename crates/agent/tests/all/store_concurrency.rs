@@ -92,3 +92,33 @@ fn concurrent_writers_on_two_connections_get_gap_free_sequences() {
             .all(|(_, parts)| parts.len() == 1 && parts[0].seq == 1)
     );
 }
+
+#[test]
+fn integrity_check_passes_a_sound_file_and_fails_a_broken_one_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("strata.db");
+    let store = Store::open(&path).unwrap();
+    let s = store.create_session(Path::new("/p"), None).unwrap();
+    for i in 0..400 {
+        store
+            .append_message(&s.id, Role::User, json!({"text": "x".repeat(200), "i": i}))
+            .unwrap();
+    }
+    assert_eq!(store.integrity_check().unwrap(), Vec::<String>::new());
+    drop(store);
+
+    // Zero the last page: a table's leaf that the b-tree still points at.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
+    let last = bytes.len() - page;
+    bytes[last..].fill(0);
+    std::fs::write(&path, &bytes).unwrap();
+    let problems = match Store::open(&path) {
+        Ok(store) => store
+            .integrity_check()
+            .unwrap_or_else(|e| vec![e.to_string()]),
+        Err(e) => vec![e.to_string()],
+    };
+    eprintln!("{problems:?}");
+    assert!(!problems.is_empty(), "a zeroed page went unnoticed");
+}

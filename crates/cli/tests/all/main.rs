@@ -19,6 +19,8 @@ mod e2e_agents;
 mod e2e_attach;
 mod e2e_cache;
 mod e2e_config;
+mod e2e_crash;
+mod e2e_crash_support;
 mod e2e_headless;
 mod e2e_opencode;
 mod e2e_providers;

@@ -19,4 +19,5 @@ mod provider_keys;
 mod routes;
 mod session_sandbox;
 mod shell;
+mod soak;
 mod undo;

@@ -5,6 +5,7 @@
 
 mod config_load;
 mod config_opencode;
+mod faults_disk;
 mod hooks_run;
 mod http_client;
 mod lsp_clangd;

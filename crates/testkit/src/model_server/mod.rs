@@ -275,6 +275,13 @@ impl ModelServer {
         *lock(&self.shared.responder) = Some(Arc::new(responder));
     }
 
+    /// Forgets the requests recorded so far (and their end times), for long runs whose
+    /// memory is measured: the log otherwise grows with every request's whole conversation.
+    pub fn clear_log(&self) {
+        lock(&self.shared.log).clear();
+        lock(&self.shared.ends).clear();
+    }
+
     /// When each streamed response handed its last byte to the connection:
     /// `(request number, instant)`, in the order they ended.
     pub fn ends(&self) -> Vec<(usize, Instant)> {
