@@ -52,14 +52,15 @@ done
 [ -n "$url" ] || { echo "schemathesis: strata serve printed no URL" >&2; exit 1; }
 
 status=0
-"$ST" run "$url/doc" --url "$url" \
+# From the scratch folder: schemathesis keeps its own state in `.schemathesis/` of the cwd.
+(cd "$work" && "$ST" run "$url/doc" --url "$url" \
   --checks all \
   --exclude-path-regex 'event$' \
   --max-examples "${MAX_EXAMPLES:-30}" \
   --seed "${SEED:-1}" \
   --request-timeout 10 \
   --workers 1 \
-  --suppress-health-check all \
+  --suppress-health-check all) \
   || status=$?
 
 if ! kill -0 "$server" 2>/dev/null; then
