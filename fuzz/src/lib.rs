@@ -2,7 +2,12 @@
 //! into arguments and calls one of these, so a property can also be run on a saved input from
 //! a unit test. A broken property panics, which libFuzzer reports as a crash.
 
+pub mod jsonrpc;
+pub mod markdown;
+pub mod patch_files;
+pub mod reducer;
 pub mod reference;
+pub mod router;
 pub mod streams;
 
 /// Splits `data` in two at a point the input itself chooses (its first byte), so one input

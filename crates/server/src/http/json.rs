@@ -1,5 +1,7 @@
 //! `Body<T>`: a JSON body whose decoding errors name the field (`parts[0].text: missing
-//! field`), answered as a 400 `BadRequest`. An empty body reads as `{}`.
+//! field`), answered as a 400 `BadRequest`. An empty body reads as `{}`. Every body the
+//! document declares is an object, so any other JSON is refused (serde would otherwise read a
+//! struct from an array, field by field: schemathesis found `[null, null]` accepted).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -31,6 +33,11 @@ where
         } else {
             &bytes
         };
+        if !is_object_text(text) {
+            return Err(ApiFailure::bad_request(
+                "body: expected a JSON object (`{…}`), as the route's schema in `GET /doc` says",
+            ));
+        }
         let de = &mut serde_json::Deserializer::from_slice(text);
         serde_path_to_error::deserialize(de).map(Body).map_err(|e| {
             let path = e.path().to_string();
@@ -41,5 +48,23 @@ where
             };
             ApiFailure::bad_request(format!("{field}: {}", e.inner()))
         })
+    }
+}
+
+/// Whether the body's JSON text starts as an object (its first non-blank byte is `{`).
+fn is_object_text(text: &[u8]) -> bool {
+    text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_object_text;
+
+    #[test]
+    fn only_an_object_is_a_body() {
+        assert!(is_object_text(b" \n{\"a\":1}"));
+        for other in [&b"[null, null]"[..], b"true", b"\"x\"", b"1", b""] {
+            assert!(!is_object_text(other), "{other:?}");
+        }
     }
 }

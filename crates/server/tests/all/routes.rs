@@ -346,3 +346,25 @@ async fn a_user_message_names_the_model_it_was_sent_to() {
     );
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_body_that_is_not_an_object_is_a_400() {
+    // schemathesis found `[null, null]` accepted as an empty create and update.
+    let s = server(vec![]).start().await;
+    let id = s.session().await;
+    for (method, path) in [
+        ("POST", "/session".to_string()),
+        ("PATCH", format!("/session/{id}")),
+    ] {
+        for body in [json!([null, null]), json!(true), json!("x")] {
+            let a = s.call(method, &path, Some(body.clone())).await;
+            assert_eq!(
+                a.status,
+                StatusCode::BAD_REQUEST,
+                "{method} {path} {body}: {a:?}"
+            );
+            assert!(a.body.to_string().contains("JSON object"), "{a:?}");
+        }
+    }
+    assert_eq!(s.get("/session").await.body.as_array().unwrap().len(), 1);
+}

@@ -31,6 +31,7 @@ use crate::process::sandbox::Sandbox;
 pub use call::{McpError, McpOutput};
 pub use connect::ConnectEnv;
 use connect::Connection;
+pub use stdio::StdoutLines;
 
 /// One tool a connected server offers.
 #[derive(Debug, Clone, PartialEq)]

@@ -64,28 +64,55 @@ pub(super) fn split(
 }
 
 async fn pump(mut output: mpsc::Receiver<Chunk>, mut writer: DuplexStream, diag: Arc<Diagnostics>) {
-    let mut line = Vec::new();
+    let mut lines = StdoutLines::default();
     while let Some(Chunk { stream, data }) = output.recv().await {
         if stream == Pipe::Stderr {
             tracing::debug!(stderr = %String::from_utf8_lossy(&data), "MCP server");
             diag.push_stderr(&data);
             continue;
         }
+        let (passed, bad) = lines.push(&data);
+        if !passed.is_empty() && writer.write_all(&passed).await.is_err() {
+            return;
+        }
+        if let Some(bad) = bad {
+            *lock(&diag.garbage) = Some(bad);
+            // Ending the stream makes the client fail now rather than wait for a timeout.
+            return;
+        }
+    }
+}
+
+/// The server's stdout cut into lines: whole lines that are blank or JSON pass on unchanged,
+/// a partial line waits for the rest, and the first other line stops everything (a server
+/// that prints anything but JSON-RPC cannot be spoken to).
+#[derive(Debug, Default)]
+pub struct StdoutLines {
+    line: Vec<u8>,
+    stopped: bool,
+}
+
+impl StdoutLines {
+    /// Takes the next chunk of stdout: returns the bytes of the message lines it completes,
+    /// and the first line (shortened) that is not a message, after which nothing passes.
+    pub fn push(&mut self, data: &[u8]) -> (Vec<u8>, Option<String>) {
+        let mut passed = Vec::new();
+        if self.stopped {
+            return (passed, None);
+        }
         for piece in data.split_inclusive(|b| *b == b'\n') {
-            line.extend_from_slice(piece);
-            if line.last() != Some(&b'\n') {
+            self.line.extend_from_slice(piece);
+            if self.line.last() != Some(&b'\n') {
                 continue;
             }
-            if let Some(bad) = not_a_message(&line) {
-                *lock(&diag.garbage) = Some(bad);
-                // Ending the stream makes the client fail now rather than wait for a timeout.
-                return;
+            if let Some(bad) = not_a_message(&self.line) {
+                self.stopped = true;
+                self.line.clear();
+                return (passed, Some(bad));
             }
-            if writer.write_all(&line).await.is_err() {
-                return;
-            }
-            line.clear();
+            passed.append(&mut self.line);
         }
+        (passed, None)
     }
 }
 
@@ -115,5 +142,18 @@ mod tests {
             Some("Server started!")
         );
         assert!(not_a_message(b"42\n").is_some());
+    }
+
+    #[test]
+    fn lines_pass_whole_and_the_first_bad_one_stops_the_stream() {
+        let mut lines = StdoutLines::default();
+        assert_eq!(
+            lines.push(b"{\"a\":1}\n{\"b\""),
+            (b"{\"a\":1}\n".to_vec(), None)
+        );
+        assert_eq!(lines.push(b":2}\n\n"), (b"{\"b\":2}\n\n".to_vec(), None));
+        let (passed, bad) = lines.push(b"[1]\nhello\n{}\n");
+        assert_eq!((passed, bad.as_deref()), (b"[1]\n".to_vec(), Some("hello")));
+        assert_eq!(lines.push(b"{}\n"), (vec![], None));
     }
 }

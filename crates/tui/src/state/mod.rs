@@ -27,7 +27,8 @@ pub enum Connection {
     },
 }
 
-#[derive(Debug, Default)]
+// PartialEq: tests and the reducer fuzz target compare whole states (replays, arrival order).
+#[derive(Debug, Default, PartialEq)]
 pub struct State {
     /// The session on screen, once one is open.
     pub session: Option<SessionState>,
@@ -48,7 +49,7 @@ pub struct State {
 }
 
 /// The open session.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct SessionState {
     pub info: SessionInfo,
     pub messages: Vec<MessageView>,

@@ -236,7 +236,9 @@ impl Renderer {
         if !lang.is_empty() {
             let mut head = self.prefix.clone();
             head.push(Span::styled(format!("╭ {lang}"), theme::dim()));
-            self.lines.push(Line::from(head));
+            // A long info string wraps like any line (fuzzing found it overflowing).
+            self.lines
+                .extend(wrap(Line::from(head), self.width, &self.prefix));
         }
         for line in highlight(&lang, &code) {
             let mut spans = cont.clone();
@@ -280,5 +282,16 @@ mod tests {
                 "│ {}",
             ]
         );
+    }
+
+    #[test]
+    fn a_long_code_block_language_wraps_to_the_width() {
+        let lines = text("> ```a-very-long-language-name\n> x\n> ```\n", 8);
+        assert!(
+            lines.iter().all(|l| super::super::wrap::width(l) <= 8),
+            "{lines:?}"
+        );
+        let joined = lines.concat().replace("▎ ", "");
+        assert!(joined.contains("╭ a-very-long-language-name"), "{lines:?}");
     }
 }

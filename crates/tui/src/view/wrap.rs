@@ -67,12 +67,15 @@ pub fn wrap(line: Line<'static>, max: usize, cont: &[Span<'static>]) -> Vec<Line
             // A word longer than the room: cut it where the line ends.
             for ch in token.chars() {
                 let cw = ch.width().unwrap_or(0);
-                if cur_w + cw > max && cur_w > cont_w {
+                if cur_w + cw > max && cur_w > 0 {
                     finish(&mut cur, &mut out);
-                    if cont_w > 0 {
+                    // A wide character that does not fit beside the prefix goes on a line of
+                    // its own rather than past the width (fuzzing found quotes overflowing).
+                    let indent = cont_w > 0 && cont_w + cw <= max;
+                    if indent {
                         cur.extend(cont.iter().cloned());
                     }
-                    cur_w = cont_w;
+                    cur_w = if indent { cont_w } else { 0 };
                 }
                 let mut buf = [0u8; 4];
                 push(&mut cur, ch.encode_utf8(&mut buf), span.style);
@@ -131,5 +134,17 @@ mod tests {
         let l = Line::from("abcdefghij");
         assert_eq!(text(&wrap(l, 4, &[])), ["abcd", "efgh", "ij"]);
         assert_eq!(width("日本"), 4);
+    }
+
+    #[test]
+    fn a_wide_character_never_goes_past_the_width_beside_a_prefix() {
+        let bar = [Span::raw("▎ ")];
+        let l = Line::from(vec![Span::raw("▎ "), Span::raw("日本語")]);
+        let lines = text(&wrap(l, 3, &bar));
+        assert_eq!(lines, ["▎", "日", "本", "語"]);
+        let l = Line::from("ab日本");
+        assert_eq!(text(&wrap(l, 3, &bar)), ["ab", "日", "本"]);
+        // Only a width narrower than the character itself leaves it wider than the line.
+        assert_eq!(text(&wrap(Line::from("日本"), 1, &[])), ["日", "本"]);
     }
 }
