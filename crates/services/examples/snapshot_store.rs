@@ -124,6 +124,15 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// What the turns measured.
+#[derive(Default)]
+struct Timings {
+    captures: Vec<Duration>,
+    budgets: Vec<Duration>,
+    reverts: Vec<Duration>,
+    pruned: usize,
+}
+
 #[tokio::main]
 async fn main() {
     let turns = env_or("TURNS", 500) as usize;
@@ -143,8 +152,46 @@ async fn main() {
         n + 3 > seen.load(std::sync::atomic::Ordering::Relaxed)
     }));
     let store = dir.path().join("data/snapshot");
-    let (mut captures, mut budgets, mut reverts) = (Vec::new(), Vec::new(), Vec::new());
-    let mut pruned = 0;
+    let timings = play(&snapshots, &root, turns, max_bytes, &current).await;
+    let skipped = snapshots.skipped(&root).await.unwrap();
+    let before_gc = disk_usage(&store);
+    collect_garbage(&store);
+    println!(
+        "snapshot_store: {turns} turns, {SOURCE_FILES} source files, build folder of {BUILD_FILES} × {} KiB, git project: {git}",
+        BUILD_FILE_BYTES / 1024
+    );
+    println!(
+        "project on disk:        {:.1} MiB",
+        disk_usage(&root) as f64 / 1048576.0
+    );
+    println!(
+        "store after the run:    {:.1} MiB (budget {} MiB, {} snapshots dropped); \
+         after a git gc: {:.1} MiB",
+        before_gc as f64 / 1048576.0,
+        max_bytes / 1048576,
+        timings.pruned,
+        disk_usage(&store) as f64 / 1048576.0
+    );
+    println!(
+        "left out:               {}",
+        skipped
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    report(&timings, turns);
+}
+
+/// Plays `turns` turns: an undo point, the budget check, a change, a timed revert.
+async fn play(
+    snapshots: &Snapshots,
+    root: &Path,
+    turns: usize,
+    max_bytes: u64,
+    current: &std::sync::atomic::AtomicUsize,
+) -> Timings {
+    let mut timings = Timings::default();
     for turn in 1..=turns {
         let session = format!("ses_{:04}", turn / TURNS_PER_SESSION);
         current.store(
@@ -153,34 +200,32 @@ async fn main() {
         );
         let t = Instant::now();
         let mark = snapshots
-            .mark(&root, &session, &format!("msg_{turn:04}"))
+            .mark(root, &session, &format!("msg_{turn:04}"))
             .await
             .unwrap()
             .unwrap();
-        captures.push(t.elapsed());
+        timings.captures.push(t.elapsed());
         let t = Instant::now();
-        pruned += snapshots
-            .enforce_budget(&root, max_bytes)
+        timings.pruned += snapshots
+            .enforce_budget(root, max_bytes)
             .await
             .unwrap()
             .pruned;
-        budgets.push(t.elapsed());
-        change(&root, turn);
+        timings.budgets.push(t.elapsed());
+        change(root, turn);
         // A revert to the turn's undo point, then forward again (not timed) to go on.
-        let after = snapshots.capture(&root).await.unwrap();
+        let after = snapshots.capture(root).await.unwrap();
         let t = Instant::now();
-        snapshots.restore(&root, &mark).await.unwrap();
-        reverts.push(t.elapsed());
-        snapshots.restore(&root, &after).await.unwrap();
+        snapshots.restore(root, &mark).await.unwrap();
+        timings.reverts.push(t.elapsed());
+        snapshots.restore(root, &after).await.unwrap();
     }
-    let skipped = snapshots.skipped(&root).await.unwrap();
-    let before_gc = disk_usage(&store);
-    let repo = fs::read_dir(&store)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    timings
+}
+
+/// `git gc --prune=now` in the store's one shadow repository.
+fn collect_garbage(store: &Path) {
+    let repo = fs::read_dir(store).unwrap().next().unwrap().unwrap().path();
     let ok = Command::new("git")
         .args([
             "--git-dir",
@@ -193,50 +238,29 @@ async fn main() {
         .unwrap()
         .success();
     assert!(ok, "git gc");
-    let project = disk_usage(&root);
-    println!(
-        "snapshot_store: {turns} turns, {SOURCE_FILES} source files, build folder of {BUILD_FILES} × {} KiB, git project: {git}",
-        BUILD_FILE_BYTES / 1024
-    );
-    println!(
-        "project on disk:        {:.1} MiB",
-        project as f64 / 1048576.0
-    );
-    println!(
-        "store after the run:    {:.1} MiB (budget {} MiB, {pruned} snapshots dropped); \
-         after a git gc: {:.1} MiB",
-        before_gc as f64 / 1048576.0,
-        max_bytes / 1048576,
-        disk_usage(&store) as f64 / 1048576.0
-    );
-    println!(
-        "left out:               {}",
-        skipped
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("; ")
-    );
+}
+
+fn report(t: &Timings, turns: usize) {
     let last = turns - 1;
     let tail = turns.saturating_sub(10);
     println!(
         "capture, turn 1 / {turns}:  {} / {}   (median of first 10: {}, last 10: {})",
-        ms(captures[0]),
-        ms(captures[last]),
-        ms(median(captures[..10.min(turns)].to_vec())),
-        ms(median(captures[tail..].to_vec()))
+        ms(t.captures[0]),
+        ms(t.captures[last]),
+        ms(median(t.captures[..10.min(turns)].to_vec())),
+        ms(median(t.captures[tail..].to_vec()))
     );
     println!(
         "budget check, 1 / {turns}:  {} / {}   (median of last 10: {})",
-        ms(budgets[0]),
-        ms(budgets[last]),
-        ms(median(budgets[tail..].to_vec()))
+        ms(t.budgets[0]),
+        ms(t.budgets[last]),
+        ms(median(t.budgets[tail..].to_vec()))
     );
     println!(
         "revert, turn 1 / {turns}:   {} / {}   (median of first 10: {}, last 10: {})",
-        ms(reverts[0]),
-        ms(reverts[last]),
-        ms(median(reverts[..10.min(turns)].to_vec())),
-        ms(median(reverts[tail..].to_vec()))
+        ms(t.reverts[0]),
+        ms(t.reverts[last]),
+        ms(median(t.reverts[..10.min(turns)].to_vec())),
+        ms(median(t.reverts[tail..].to_vec()))
     );
 }

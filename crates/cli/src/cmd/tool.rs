@@ -11,11 +11,13 @@ use super::{consumers, instance};
 use crate::args::{Format, ToolArgs};
 use crate::ask::{AskMode, spawn_question_responder, spawn_responder};
 
+/// How the arguments look, for the error about invalid ones.
+const EXAMPLE: &str = r#"'{"filePath":"README.md"}'"#;
+
 pub(super) async fn tool(args: ToolArgs) -> u8 {
     if serde_json::from_str::<serde_json::Value>(&args.args).is_err() {
         eprintln!(
-            "strata: the arguments are not valid JSON: {}\nPass them as one quoted JSON object, \
-             e.g. '{{\"filePath\":\"README.md\"}}'.",
+            "strata: the arguments are not valid JSON: {}\nPass them as one quoted JSON object, e.g. {EXAMPLE}.",
             args.args
         );
         return 2;

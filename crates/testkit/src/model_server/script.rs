@@ -187,26 +187,48 @@ pub(crate) fn split(text: &str) -> Vec<String> {
         .collect()
 }
 
+fn text_pieces(out: &mut Vec<Piece>, text: &str) {
+    out.extend(split(text).into_iter().map(Piece::Text));
+}
+
+/// A call's start and the first `upto` characters of its arguments.
+fn call_pieces(out: &mut Vec<Piece>, index: usize, (id, name, args): &ScriptedCall, upto: usize) {
+    out.push(Piece::CallStart {
+        index,
+        id: id.clone(),
+        name: name.clone(),
+    });
+    let args: String = args.chars().take(upto).collect();
+    out.extend(
+        split(&args)
+            .into_iter()
+            .map(|delta| Piece::CallArgs { index, delta }),
+    );
+}
+
+/// Calls whose later arguments each wait for a pause after their start.
+fn paced_pieces(out: &mut Vec<Piece>, calls: &[ScriptedCall]) {
+    for (index, c) in calls.iter().enumerate() {
+        out.push(Piece::CallStart {
+            index,
+            id: c.0.clone(),
+            name: c.1.clone(),
+        });
+        if index > 0 {
+            out.push(Piece::Pause);
+        }
+        out.extend(
+            split(&c.2)
+                .into_iter()
+                .map(|delta| Piece::CallArgs { index, delta }),
+        );
+    }
+    out.push(Piece::Finish { tools: true });
+}
+
 /// The pieces a streaming turn sends, and whether the stream is cut after them.
 pub(crate) fn pieces(turn: &Turn) -> (Vec<Piece>, bool) {
     let mut out = Vec::new();
-    let text_pieces = |out: &mut Vec<Piece>, text: &str| {
-        out.extend(split(text).into_iter().map(Piece::Text));
-    };
-    let call_pieces =
-        |out: &mut Vec<Piece>, index: usize, (id, name, args): &ScriptedCall, upto: usize| {
-            out.push(Piece::CallStart {
-                index,
-                id: id.clone(),
-                name: name.clone(),
-            });
-            let args: String = args.chars().take(upto).collect();
-            out.extend(
-                split(&args)
-                    .into_iter()
-                    .map(|delta| Piece::CallArgs { index, delta }),
-            );
-        };
     match turn {
         Turn::Text(text) => {
             text_pieces(&mut out, text);
@@ -224,22 +246,7 @@ pub(crate) fn pieces(turn: &Turn) -> (Vec<Piece>, bool) {
             (out, false)
         }
         Turn::Paced { calls, .. } => {
-            for (index, c) in calls.iter().enumerate() {
-                out.push(Piece::CallStart {
-                    index,
-                    id: c.0.clone(),
-                    name: c.1.clone(),
-                });
-                if index > 0 {
-                    out.push(Piece::Pause);
-                }
-                out.extend(
-                    split(&c.2)
-                        .into_iter()
-                        .map(|delta| Piece::CallArgs { index, delta }),
-                );
-            }
-            out.push(Piece::Finish { tools: true });
+            paced_pieces(&mut out, calls);
             (out, false)
         }
         Turn::Broken {
