@@ -54,7 +54,7 @@ done
 status=0
 # From the scratch folder: schemathesis keeps its own state in `.schemathesis/` of the cwd.
 (cd "$work" && "$ST" run "$url/doc" --url "$url" \
-  --checks all \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
   --exclude-path-regex 'event$' \
   --max-examples "${MAX_EXAMPLES:-30}" \
   --seed "${SEED:-1}" \

@@ -263,8 +263,14 @@ impl ServerCore {
             .session_rules(session_id)?
             .and_then(|v| serde_json::from_value(v).ok())
             .unwrap_or_default();
+        let agent = agent.unwrap_or_else(|| "build".into());
+        // Checked here, so a name no agent has is the client's error, not a failed turn.
+        services
+            .agents
+            .lookup(&agent)
+            .map_err(|e| CoreError::BadRequest(format!("agent: {e}")))?;
         let options = RunOptions {
-            agent: agent.unwrap_or_else(|| "build".into()),
+            agent,
             session_rules: rules,
             small_model: strata_agent::session::small_model::resolve(
                 &services.config,

@@ -149,3 +149,25 @@ async fn abort_stops_a_running_command() {
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
     s.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_agent_no_one_has_is_a_400_naming_the_agents_and_nothing_runs() {
+    // Found by schemathesis: an empty `agent` used to end the request in a 500.
+    let s = server(Vec::new()).start().await;
+    let id = s.session().await;
+    for agent in ["", "nobody"] {
+        let answer = s
+            .post(
+                &format!("/session/{id}/shell"),
+                json!({"agent": agent, "command": "echo ran > ran.txt"}),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{answer:?}");
+        let message = answer.body["data"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("no agent named `{agent}`")) && message.contains("build"),
+            "{message}"
+        );
+    }
+    assert!(!s.dir.join("ran.txt").exists());
+}
