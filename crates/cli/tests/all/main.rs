@@ -28,6 +28,7 @@ mod e2e_reasoning_cost;
 mod e2e_run;
 mod e2e_run_session;
 mod e2e_run_support;
+mod e2e_schemathesis;
 mod e2e_serve;
 mod e2e_serve_support;
 mod e2e_signals;
