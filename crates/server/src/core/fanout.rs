@@ -13,12 +13,49 @@ use std::sync::Arc;
 use strata_agent::store::{Live, Store, TextDelta};
 use strata_protocol::wire::ServerEvent;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::convert::Converter;
 use super::frame::Frame;
-use super::hub::{Client, Command, PAGE};
+use super::progress::Reader;
+
+/// Stored events read per query when catching up or replaying.
+pub(super) const PAGE: usize = 512;
+
+/// Which frames a subscriber wants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventFilter {
+    /// `/global/event`: every project.
+    All,
+    /// `/event`: one project directory (plus the server's own frames).
+    Directory(String),
+}
+
+impl EventFilter {
+    pub fn wants(&self, frame: &Frame) -> bool {
+        match (self, &frame.directory) {
+            (EventFilter::All, _) | (_, None) => true,
+            (EventFilter::Directory(d), Some(fd)) => d == fd,
+        }
+    }
+}
+
+pub(super) enum Command {
+    Live(Box<Frame>),
+    Subscribe {
+        filter: EventFilter,
+        queue: mpsc::Sender<Arc<Frame>>,
+        reader: Arc<Reader>,
+        registered: oneshot::Sender<i64>,
+    },
+}
+
+pub(super) struct Client {
+    pub(super) filter: EventFilter,
+    pub(super) queue: mpsc::Sender<Arc<Frame>>,
+    pub(super) reader: Arc<Reader>,
+}
 
 /// One thing to do for a run of live items, in order.
 #[derive(Debug, PartialEq)]
@@ -196,7 +233,7 @@ mod tests {
     use serde_json::json;
     use strata_agent::store::{Event, GlobalEvent, Role, SUBSCRIBER_BUFFER};
 
-    use super::super::hub::{CLIENT_QUEUE, EventFilter};
+    use super::super::hub::CLIENT_QUEUE;
     use super::super::progress::Readers;
     use super::*;
 

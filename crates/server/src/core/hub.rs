@@ -17,49 +17,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::CoreError;
 use super::convert::Converter;
-use super::fanout::Task;
+pub use super::fanout::EventFilter;
+use super::fanout::{Client, Command, PAGE, Task};
 pub use super::frame::Frame;
 use super::progress::{Reader, Readers};
 
 /// Frames a subscriber may have queued before it counts as too slow and is disconnected.
 pub const CLIENT_QUEUE: usize = 4096;
-/// Stored events read per query when catching up or replaying.
-pub(super) const PAGE: usize = 512;
-
-/// Which frames a subscriber wants.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EventFilter {
-    /// `/global/event`: every project.
-    All,
-    /// `/event`: one project directory (plus the server's own frames).
-    Directory(String),
-}
-
-impl EventFilter {
-    pub fn wants(&self, frame: &Frame) -> bool {
-        match (self, &frame.directory) {
-            (EventFilter::All, _) | (_, None) => true,
-            (EventFilter::Directory(d), Some(fd)) => d == fd,
-        }
-    }
-}
-
-pub(super) enum Command {
-    Live(Box<Frame>),
-    Subscribe {
-        filter: EventFilter,
-        queue: mpsc::Sender<Arc<Frame>>,
-        reader: Arc<Reader>,
-        registered: oneshot::Sender<i64>,
-    },
-}
-
-pub(super) struct Client {
-    pub(super) filter: EventFilter,
-    pub(super) queue: mpsc::Sender<Arc<Frame>>,
-    pub(super) reader: Arc<Reader>,
-}
-
 /// Handle to the fan-out task.
 #[derive(Debug, Clone)]
 pub struct Hub {
