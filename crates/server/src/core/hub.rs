@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::CoreError;
 use super::convert::Converter;
 pub use super::fanout::EventFilter;
-use super::fanout::{Client, Command, PAGE, Task};
+use super::fanout::{Command, PAGE, Task};
 pub use super::frame::Frame;
 use super::progress::{Reader, Readers};
 
