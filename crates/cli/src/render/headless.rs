@@ -57,6 +57,20 @@ pub(crate) struct Answerers<'a> {
     pub out: &'a mut dyn Write,
 }
 
+impl<'a> Answerers<'a> {
+    pub(crate) fn new(
+        permission: &'a Permission,
+        question: &'a Question,
+        out: &'a mut dyn Write,
+    ) -> Self {
+        Answerers {
+            permission,
+            question,
+            out,
+        }
+    }
+}
+
 impl Waiting {
     /// Keeps `req` for a reply, or refuses it when stdin is already closed.
     pub(crate) fn hold_permission(&mut self, req: &Request, to: &mut Answerers<'_>) {

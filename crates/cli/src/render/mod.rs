@@ -128,11 +128,7 @@ impl Frontend {
         let json = self.format == Format::Json;
         if self.mode == AskMode::Stdin || (json && self.mode == AskMode::Refuse) {
             let mut out = std::io::stdout().lock();
-            let mut to = Answerers {
-                permission: &self.permission,
-                question: &self.question,
-                out: &mut out,
-            };
+            let mut to = Answerers::new(&self.permission, &self.question, &mut out);
             if self.mode == AskMode::Stdin {
                 self.waiting.hold_permission(req, &mut to);
             } else {
@@ -162,11 +158,7 @@ impl Frontend {
             self.replies = None;
         }
         let mut out = std::io::stdout().lock();
-        let mut to = Answerers {
-            permission: &self.permission,
-            question: &self.question,
-            out: &mut out,
-        };
+        let mut to = Answerers::new(&self.permission, &self.question, &mut out);
         self.waiting.on_stdin(line, &self.session_id, &mut to);
     }
 }
@@ -190,11 +182,7 @@ impl Frontend {
     async fn answer_question(&mut self, renderer: &mut Renderer, req: &QuestionRequest) {
         if self.mode == AskMode::Stdin || !self.interactive {
             let mut out = std::io::stdout().lock();
-            let mut to = Answerers {
-                permission: &self.permission,
-                question: &self.question,
-                out: &mut out,
-            };
+            let mut to = Answerers::new(&self.permission, &self.question, &mut out);
             if self.mode == AskMode::Stdin {
                 self.waiting.hold_question(req, &mut to);
             } else if self.format == Format::Json {
