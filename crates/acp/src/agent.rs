@@ -6,7 +6,8 @@ use agent_client_protocol::v1::schema::{
     AgentCapabilities, AvailableCommandsUpdate, CancelNotification, Implementation,
     InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
     McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    SessionUpdate, SetSessionModeRequest, SetSessionModeResponse,
+    SessionConfigOptionValue, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{
@@ -19,18 +20,20 @@ use strata_protocol::wire::{PermissionRule, SessionCreateBody};
 use agent_client_protocol::v1::schema::McpServer;
 use strata_server::ServerCore;
 use strata_server::core::InstanceEntry;
+use strata_services::fs::FsUtil;
 use strata_services::mcp::Mcp;
 
 use crate::state::{Acp, rpc_error};
 use crate::turn::send;
-use crate::{modes, turn, updates};
+use crate::{models, modes, turn, updates};
 
 type Error = agent_client_protocol::Error;
 
 /// The agent over `core`, ready to connect to an editor's transport.
 pub fn agent(core: ServerCore) -> impl ConnectTo<Client> {
     let acp = Acp::new(core);
-    let (a, b, c, d, e, f) = (
+    let (a, b, c, d, e, f, g) = (
+        acp.clone(),
         acp.clone(),
         acp.clone(),
         acp.clone(),
@@ -52,10 +55,11 @@ pub fn agent(core: ServerCore) -> impl ConnectTo<Client> {
                 let acp = b.clone();
                 let conn = cx.clone();
                 cx.spawn(async move {
-                    match new_session(&acp, req).await {
+                    match new_session(&acp, req, &conn).await {
                         Ok((answer, entry)) => {
                             let sid = answer.session_id.0.to_string();
                             r.respond(answer)?;
+                            acp.editor_knows(&sid);
                             announce_commands(&conn, &sid, &entry);
                             Ok(())
                         }
@@ -73,6 +77,7 @@ pub fn agent(core: ServerCore) -> impl ConnectTo<Client> {
                     match load_session(&acp, req, &conn).await {
                         Ok((answer, entry, sid)) => {
                             r.respond(answer)?;
+                            acp.editor_knows(&sid);
                             announce_commands(&conn, &sid, &entry);
                             Ok(())
                         }
@@ -94,6 +99,15 @@ pub fn agent(core: ServerCore) -> impl ConnectTo<Client> {
             async move |req: SetSessionModeRequest, r: Responder<SetSessionModeResponse>, cx| {
                 let acp = e.clone();
                 later(&cx, r, async move { set_mode(&acp, req).await })
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: SetSessionConfigOptionRequest,
+                        r: Responder<SetSessionConfigOptionResponse>,
+                        cx| {
+                let acp = g.clone();
+                later(&cx, r, async move { set_option(&acp, req).await })
             },
             on_receive_request!(),
         )
@@ -124,7 +138,7 @@ fn initialize(acp: &Acp, req: InitializeRequest) -> InitializeResponse {
     acp.set_client(req.client_capabilities);
     let caps = AgentCapabilities::new()
         .load_session(true)
-        .prompt_capabilities(PromptCapabilities::new().embedded_context(true))
+        .prompt_capabilities(PromptCapabilities::new().embedded_context(true).image(true))
         .mcp_capabilities(McpCapabilities::new().http(true));
     // Keys come from Strata's config and `strata auth`: no auth method is offered.
     InitializeResponse::new(agent_client_protocol::schema::ProtocolVersion::V1)
@@ -144,6 +158,7 @@ fn session_rules() -> Vec<PermissionRule> {
 async fn new_session(
     acp: &Acp,
     req: NewSessionRequest,
+    cx: &ConnectionTo<Client>,
 ) -> Result<(NewSessionResponse, Arc<InstanceEntry>), Error> {
     let body = SessionCreateBody {
         permission: session_rules(),
@@ -154,11 +169,20 @@ async fn new_session(
         .create_session(&req.cwd, body)
         .await
         .map_err(rpc_error)?;
-    let entry = acp.core.instance(&req.cwd).await.map_err(rpc_error)?;
-    connect_mcp(&entry, &req.mcp_servers).await;
     acp.open(&info.id, None);
+    bind_editor_fs(acp, cx, &info.id, info.directory.as_ref()).await?;
+    let entry = acp
+        .core
+        .session_instance(&info.id)
+        .await
+        .map_err(rpc_error)?;
+    connect_mcp(&entry, &req.mcp_servers).await;
     let modes = modes::state(&entry.services.agents, modes::DEFAULT_MODE);
-    Ok((NewSessionResponse::new(info.id).modes(modes), entry))
+    let options = models::options(&entry, None);
+    let answer = NewSessionResponse::new(info.id)
+        .modes(modes)
+        .config_options(options);
+    Ok((answer, entry))
 }
 
 async fn load_session(
@@ -168,13 +192,10 @@ async fn load_session(
 ) -> Result<(LoadSessionResponse, Arc<InstanceEntry>, String), Error> {
     let sid = req.session_id.0.to_string();
     let info = acp.core.session(&sid).map_err(rpc_error)?;
-    let entry = acp
-        .core
-        .instance(info.directory.as_ref())
-        .await
-        .map_err(rpc_error)?;
-    connect_mcp(&entry, &req.mcp_servers).await;
     acp.open(&sid, None);
+    bind_editor_fs(acp, cx, &sid, info.directory.as_ref()).await?;
+    let entry = acp.core.session_instance(&sid).await.map_err(rpc_error)?;
+    connect_mcp(&entry, &req.mcp_servers).await;
     let messages = acp.core.messages(&sid, None).map_err(rpc_error)?;
     let todos = acp.core.todos(&sid).map_err(rpc_error)?;
     let registry = &entry.services.registry;
@@ -182,9 +203,41 @@ async fn load_session(
     for update in updates::replay(&messages, &todos, &entry.directory, &effects) {
         send(cx, &sid, update);
     }
-    let mode = acp.session(&sid)?.mode;
-    let modes = modes::state(&entry.services.agents, &mode);
-    Ok((LoadSessionResponse::new().modes(modes), entry, sid))
+    let session = acp.session(&sid)?;
+    let modes = modes::state(&entry.services.agents, &session.mode);
+    let options = models::options(&entry, session.model.as_deref());
+    let answer = LoadSessionResponse::new()
+        .modes(modes)
+        .config_options(options);
+    Ok((answer, entry, sid))
+}
+
+/// When the editor offers its file system, binds session `sid` to an instance of its own
+/// whose `FsUtil` goes through the editor (keyed by this connection and the session, so no
+/// other session shares it). Its file access starts once the editor knows the session.
+async fn bind_editor_fs(
+    acp: &Acp,
+    cx: &ConnectionTo<Client>,
+    sid: &str,
+    dir: &std::path::Path,
+) -> Result<(), Error> {
+    // Bound once per connection and session: a second load keeps the instance it has.
+    if !acp.editor_files() || acp.session(sid)?.editor_fs.is_some() {
+        return Ok(());
+    }
+    let shared = acp.core.instance(dir).await.map_err(rpc_error)?;
+    let disk = shared.instance.get::<FsUtil>().map_err(|e| {
+        Error::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("the project has no file system: {e}"),
+        )
+    })?;
+    let key = format!("acp-editor-fs:{}:{sid}", acp.conn);
+    let project = std::path::Path::new(&shared.directory);
+    let (overlay, switch) = crate::editor_fs::overlay(key, disk, cx.clone(), sid, project);
+    acp.core.bind_overlay(sid, overlay);
+    acp.set_editor_fs(sid, switch);
+    Ok(())
 }
 
 /// Connects the MCP servers the editor passed through the instance's MCP client; their tools
@@ -215,12 +268,7 @@ fn announce_commands(cx: &ConnectionTo<Client>, sid: &str, entry: &InstanceEntry
 async fn set_mode(acp: &Acp, req: SetSessionModeRequest) -> Result<SetSessionModeResponse, Error> {
     let sid = req.session_id.0.to_string();
     acp.session(&sid)?;
-    let info = acp.core.session(&sid).map_err(rpc_error)?;
-    let entry = acp
-        .core
-        .instance(info.directory.as_ref())
-        .await
-        .map_err(rpc_error)?;
+    let entry = acp.core.session_instance(&sid).await.map_err(rpc_error)?;
     let mode = req.mode_id.0.to_string();
     if !modes::is_mode(&entry.services.agents, &mode) {
         return Err(Error::new(
@@ -233,4 +281,45 @@ async fn set_mode(acp: &Acp, req: SetSessionModeRequest) -> Result<SetSessionMod
     }
     acp.set_mode(&sid, &mode);
     Ok(SetSessionModeResponse::new())
+}
+
+/// `session/set_config_option`: the model chooser; the session's next turn uses the model.
+async fn set_option(
+    acp: &Acp,
+    req: SetSessionConfigOptionRequest,
+) -> Result<SetSessionConfigOptionResponse, Error> {
+    let sid = req.session_id.0.to_string();
+    acp.session(&sid)?;
+    if &*req.config_id.0 != models::OPTION {
+        return Err(Error::new(
+            ErrorCode::INVALID_PARAMS,
+            format!(
+                "configId: `{}` is not an option of this agent; the one option is `{}`",
+                req.config_id.0,
+                models::OPTION
+            ),
+        ));
+    }
+    let SessionConfigOptionValue::ValueId { value } = &req.value else {
+        return Err(Error::new(
+            ErrorCode::INVALID_PARAMS,
+            "value: the model is chosen by its id (`provider/model`), not a boolean",
+        ));
+    };
+    let entry = acp.core.session_instance(&sid).await.map_err(rpc_error)?;
+    let model = value.0.to_string();
+    if !models::is_offered(&entry, &model) {
+        return Err(Error::new(
+            ErrorCode::INVALID_PARAMS,
+            format!(
+                "value: `{model}` is not a model this session can use; pick one the `model` \
+                 option lists"
+            ),
+        ));
+    }
+    acp.set_model(&sid, &model);
+    Ok(SetSessionConfigOptionResponse::new(models::options(
+        &entry,
+        Some(&model),
+    )))
 }

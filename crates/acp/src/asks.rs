@@ -8,7 +8,7 @@ use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
-    ToolCallUpdate, ToolCallUpdateFields,
+    ToolCallContent, ToolCallUpdate, ToolCallUpdateFields,
 };
 use strata_protocol::wire::{PermissionReply, PermissionReplyBody, PermissionRequest};
 use tokio_util::sync::CancellationToken;
@@ -45,14 +45,29 @@ pub(crate) fn reply(outcome: &RequestPermissionOutcome) -> PermissionReply {
     }
 }
 
-/// The call the ask is about, as the editor shows it above the options.
+/// The call the ask is about, as the editor shows it above the options. A command that would
+/// leave the sandbox says so in the title, and the model's reason is the call's content.
 fn tool_call(request: &PermissionRequest) -> ToolCallUpdate {
     let id = request
         .tool
         .as_ref()
         .map_or_else(|| request.id.clone(), |t| t.call_id.clone());
-    let title = format!("{}: {}", request.permission, request.patterns.join(", "));
-    ToolCallUpdate::new(id, ToolCallUpdateFields::new().title(title))
+    let mut title = format!("{}: {}", request.permission, request.patterns.join(", "));
+    let mut fields = ToolCallUpdateFields::new();
+    if request.metadata.get("escapesSandbox") == Some(&serde_json::Value::Bool(true)) {
+        title.push_str(" (outside the sandbox)");
+        let why = (request
+            .metadata
+            .get("justification")
+            .and_then(|j| j.as_str()))
+        .unwrap_or("(none given)");
+        let text = format!(
+            "This command would run OUTSIDE the sandbox, with all your access. The model's \
+             reason: {why}"
+        );
+        fields = fields.content(vec![ToolCallContent::from(text)]);
+    }
+    ToolCallUpdate::new(id, fields.title(title))
 }
 
 /// Asks the editor on a task of its own (the prompt keeps streaming meanwhile) and replies.
@@ -122,5 +137,20 @@ mod tests {
         assert_eq!(o[1].name, "Allow always: git status *");
         assert_eq!(o[1].kind, PermissionOptionKind::AllowAlways);
         assert_eq!(tool_call(&request).tool_call_id.0.as_ref(), "per_1");
+        assert!(tool_call(&request).fields.content.is_none());
+    }
+
+    #[test]
+    fn a_command_leaving_the_sandbox_shows_the_models_reason() {
+        let request: PermissionRequest = serde_json::from_value(serde_json::json!({
+            "id": "per_2", "sessionID": "ses_1", "permission": "bash",
+            "patterns": ["git push"], "always": [],
+            "metadata": {"escapesSandbox": true, "justification": "push needs the network"}
+        }))
+        .unwrap();
+        let call = serde_json::to_value(tool_call(&request)).unwrap();
+        assert_eq!(call["title"], "bash: git push (outside the sandbox)");
+        let text = call["content"][0]["content"]["text"].as_str().unwrap();
+        assert!(text.ends_with("reason: push needs the network"), "{call}");
     }
 }

@@ -14,7 +14,9 @@
 
 mod agent;
 mod asks;
+mod editor_fs;
 mod mcp;
+mod models;
 mod modes;
 mod prompt;
 mod state;

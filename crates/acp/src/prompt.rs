@@ -1,9 +1,12 @@
-//! An ACP prompt as the text of a Strata turn. Text blocks are the message; files the editor
-//! sends come after it as context: an embedded resource with its text, a resource link as the
-//! path for the model to read. A turn takes text only, so an image, audio or binary resource is
-//! named in a note instead of sent (`initialize` says images are not supported).
+//! An ACP prompt as a Strata turn. Text blocks are the message; files the editor sends come
+//! after it as context: an embedded resource with its text, a resource link as the path for
+//! the model to read. Images (and embedded images and PDFs) are attached to the prompt as
+//! opencode's `file` parts with `data:` URLs, so the model gets them as attachments; audio and
+//! other binary resources are named in a note instead.
 
 use agent_client_protocol::v1::schema::{ContentBlock, EmbeddedResourceResource};
+use serde_json::json;
+use strata_protocol::wire::PromptPart;
 
 /// The turn's text for `blocks`; empty when they hold no text at all.
 pub(crate) fn text(blocks: &[ContentBlock]) -> String {
@@ -23,14 +26,18 @@ pub(crate) fn text(blocks: &[ContentBlock]) -> String {
                     path_of(&t.uri),
                     t.text.trim_end_matches('\n')
                 ),
+                EmbeddedResourceResource::BlobResourceContents(b) if attachable(&b.mime_type) => {
+                    continue;
+                }
                 EmbeddedResourceResource::BlobResourceContents(b) => format!(
                     "The user attached {}, which is not text and was not sent.",
                     path_of(&b.uri)
                 ),
                 _ => "The user attached a resource of a kind Strata cannot read.".into(),
             }),
-            ContentBlock::Image(_) | ContentBlock::Audio(_) => context
-                .push("The user attached an image or audio, which this agent cannot see.".into()),
+            ContentBlock::Audio(_) => {
+                context.push("The user attached audio, which this agent cannot hear.".into());
+            }
             _ => {}
         }
     }
@@ -39,6 +46,37 @@ pub(crate) fn text(blocks: &[ContentBlock]) -> String {
         return message;
     }
     format!("{message}\n\n{}", context.join("\n\n"))
+}
+
+/// Whether a blob of this type goes to the model as an attachment.
+fn attachable(mime: &Option<String>) -> bool {
+    mime.as_deref()
+        .is_some_and(|m| m.starts_with("image/") || m == "application/pdf")
+}
+
+/// The images (and embedded images and PDFs) of `blocks` as `file` parts.
+pub(crate) fn files(blocks: &[ContentBlock]) -> Vec<PromptPart> {
+    let file = |mime: &str, data: &str, uri: Option<&str>| {
+        let mut part =
+            json!({"type": "file", "mime": mime, "url": format!("data:{mime};base64,{data}")});
+        if let Some(name) = uri.and_then(|u| path_of(u).rsplit('/').next()) {
+            part["filename"] = json!(name);
+        }
+        serde_json::from_value::<PromptPart>(part).ok()
+    };
+    blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Image(i) => file(&i.mime_type, &i.data, i.uri.as_deref()),
+            ContentBlock::Resource(r) => match &r.resource {
+                EmbeddedResourceResource::BlobResourceContents(b) if attachable(&b.mime_type) => {
+                    file(b.mime_type.as_deref()?, &b.blob, Some(&b.uri))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// A `file://` URI as a path; any other URI as it is.
@@ -75,8 +113,33 @@ mod tests {
         assert_eq!(text(&b), "");
         let b = blocks(json!([
             {"type": "text", "text": "look"},
-            {"type": "image", "data": "AA==", "mimeType": "image/png"},
+            {"type": "audio", "data": "AA==", "mimeType": "audio/wav"},
         ]));
-        assert!(text(&b).ends_with("which this agent cannot see."));
+        assert!(text(&b).ends_with("which this agent cannot hear."));
+    }
+
+    #[test]
+    fn images_and_embedded_pdfs_are_attached_as_file_parts() {
+        let b = blocks(json!([
+            {"type": "text", "text": "look"},
+            {"type": "image", "data": "iVBO", "mimeType": "image/png", "uri": "file:///p/shot.png"},
+            {"type": "resource", "resource": {"uri": "file:///p/spec.pdf", "blob": "JVBE",
+                                              "mimeType": "application/pdf"}},
+            {"type": "resource", "resource": {"uri": "file:///p/a.bin", "blob": "AA=="}},
+        ]));
+        let parts = serde_json::to_value(files(&b)).unwrap();
+        assert_eq!(
+            parts,
+            json!([
+                {"type": "file", "mime": "image/png", "url": "data:image/png;base64,iVBO",
+                 "filename": "shot.png"},
+                {"type": "file", "mime": "application/pdf",
+                 "url": "data:application/pdf;base64,JVBE", "filename": "spec.pdf"},
+            ])
+        );
+        assert_eq!(
+            text(&b),
+            "look\n\nThe user attached /p/a.bin, which is not text and was not sent."
+        );
     }
 }

@@ -9,12 +9,15 @@ use agent_client_protocol::v1::schema::ClientCapabilities;
 use strata_server::{CoreError, ServerCore};
 use tokio_util::sync::CancellationToken;
 
+use crate::editor_fs::Switch;
 use crate::modes::DEFAULT_MODE;
 
 /// The adapter's state; cheap to clone.
 #[derive(Debug, Clone)]
 pub(crate) struct Acp {
     pub(crate) core: ServerCore,
+    /// Unique to this connection in the process (instance overlays are keyed by it).
+    pub(crate) conn: u64,
     inner: Arc<Mutex<Inner>>,
 }
 
@@ -28,8 +31,12 @@ struct Inner {
 pub(crate) struct Session {
     /// The agent the session's turns run as.
     pub(crate) mode: String,
+    /// The model the editor chose (`provider/model`); `None`: the config's.
+    pub(crate) model: Option<String>,
     /// Fires when the editor cancels the prompt in flight.
     pub(crate) cancel: Option<CancellationToken>,
+    /// Turns on the editor's file access of the session's instance, when it has one.
+    pub(crate) editor_fs: Option<Switch>,
 }
 
 fn lock(m: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
@@ -39,8 +46,10 @@ fn lock(m: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
 
 impl Acp {
     pub(crate) fn new(core: ServerCore) -> Acp {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Acp {
             core,
+            conn: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             inner: Arc::default(),
         }
     }
@@ -49,12 +58,37 @@ impl Acp {
         lock(&self.inner).client = caps;
     }
 
+    /// Whether the editor offers both `fs/read_text_file` and `fs/write_text_file`.
+    pub(crate) fn editor_files(&self) -> bool {
+        let fs = &lock(&self.inner).client.fs;
+        fs.read_text_file && fs.write_text_file
+    }
+
+    pub(crate) fn set_editor_fs(&self, id: &str, switch: Switch) {
+        if let Some(s) = lock(&self.inner).sessions.get_mut(id) {
+            s.editor_fs = Some(switch);
+        }
+    }
+
+    /// The editor knows session `id` now: its file access may go through the editor.
+    pub(crate) fn editor_knows(&self, id: &str) {
+        let switch = lock(&self.inner)
+            .sessions
+            .get(id)
+            .and_then(|s| s.editor_fs.clone());
+        if let Some(s) = switch {
+            s.on();
+        }
+    }
+
     /// Starts following session `id` in `mode` (or keeps the mode it has).
     pub(crate) fn open(&self, id: &str, mode: Option<&str>) {
         let mut inner = lock(&self.inner);
         let session = inner.sessions.entry(id.to_string()).or_insert(Session {
             mode: DEFAULT_MODE.into(),
+            model: None,
             cancel: None,
+            editor_fs: None,
         });
         if let Some(m) = mode {
             session.mode = m.to_string();
@@ -77,6 +111,12 @@ impl Acp {
     pub(crate) fn set_mode(&self, id: &str, mode: &str) {
         if let Some(s) = lock(&self.inner).sessions.get_mut(id) {
             s.mode = mode.to_string();
+        }
+    }
+
+    pub(crate) fn set_model(&self, id: &str, model: &str) {
+        if let Some(s) = lock(&self.inner).sessions.get_mut(id) {
+            s.model = Some(model.to_string());
         }
     }
 

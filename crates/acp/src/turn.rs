@@ -34,8 +34,7 @@ pub(crate) async fn run(
 ) -> Result<PromptResponse, agent_client_protocol::Error> {
     let sid = req.session_id.0.to_string();
     let session = acp.session(&sid)?;
-    let dir = acp.core.session(&sid).map_err(rpc_error)?.directory;
-    let entry = acp.core.instance(dir.as_ref()).await.map_err(rpc_error)?;
+    let entry = acp.core.session_instance(&sid).await.map_err(rpc_error)?;
     let skills = &entry.services.skills;
     let text = modes::expand(&prompt::text(&req.prompt), |n| skills.get(n).is_some());
     if text.trim().is_empty() {
@@ -46,9 +45,11 @@ pub(crate) async fn run(
     }
     // Subscribed before the turn is queued, so none of its events is missed.
     let sub = acp.core.subscribe(EventFilter::All, None);
+    let mut parts = vec![PromptPart::Text { text }];
+    parts.extend(prompt::files(&req.prompt));
     let body = PromptBody {
-        parts: vec![PromptPart::Text { text }],
-        model: None,
+        parts,
+        model: session.model.as_deref().and_then(crate::models::choice),
         agent: Some(session.mode.clone()),
         variant: None,
         message_id: None,

@@ -17,6 +17,28 @@ pub mod kinds {
     pub const STEP_FINISH: &str = "step-finish";
     pub const REASONING: &str = "reasoning";
     pub const COMPACTION: &str = "compaction";
+    /// A file the user attached to a prompt (opencode's `file` part).
+    pub const FILE: &str = "file";
+}
+
+/// A file the user attached to a prompt, as opencode stores it: its MIME type, its name, and
+/// its content as a `data:<mime>;base64,…` URL. Stored under [`kinds::FILE`]; not a
+/// [`PartData`] kind, so front-ends that do not draw files pass over it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilePart {
+    pub mime: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    pub url: String,
+}
+
+impl FilePart {
+    /// The file stored in `part`, when it is one.
+    pub fn of(part: &Part) -> Option<FilePart> {
+        (part.kind == kinds::FILE)
+            .then(|| FilePart::deserialize(&part.data).ok())
+            .flatten()
+    }
 }
 
 /// The model's reasoning (thinking) as it streamed, with what the provider needs to accept it

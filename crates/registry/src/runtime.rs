@@ -52,8 +52,19 @@ impl Runtime {
 
     /// Builds a fresh instance for `dir` on top of the global context.
     pub async fn instance(&self, dir: &Path) -> Result<Instance, BuildError> {
+        self.instance_with(dir, &Context::new()).await
+    }
+
+    /// Builds a fresh instance for `dir` on top of the global context with `overrides` in
+    /// place of the global services of the same type: everything the instance builds (its
+    /// services, its tools) resolves those instead. An ACP session's own `FsUtil` is one.
+    pub async fn instance_with(
+        &self,
+        dir: &Path,
+        overrides: &Context,
+    ) -> Result<Instance, BuildError> {
         let scope = Scope::new();
-        let base = self.global.with(InstanceSeed {
+        let base = self.global.merge(overrides).with(InstanceSeed {
             directory: dir.to_path_buf(),
         });
         let cx = self.graph.tier(Tier::Instance).build(&base, &scope).await?;

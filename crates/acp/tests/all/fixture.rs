@@ -2,14 +2,17 @@
 //! is the `openai` provider), and an ACP client connected to `strata_acp::agent` over it that
 //! records every update and answers permission asks with a set option.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    InitializeRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    ClientCapabilities, FileSystemCapabilities, InitializeRequest, ReadTextFileRequest,
+    ReadTextFileResponse, RequestPermissionOutcome, RequestPermissionRequest,
     RequestPermissionResponse, SelectedPermissionOutcome, SessionNotification, SessionUpdate,
+    WriteTextFileRequest, WriteTextFileResponse,
 };
 use agent_client_protocol::{Agent, Client, on_receive_notification, on_receive_request};
 use serde_json::{Value, json};
@@ -51,7 +54,7 @@ pub(crate) async fn project(turns: Vec<Turn>, config: Value, files: &[(&str, &st
     let model = ModelServer::start(turns);
     let mut cfg = config;
     cfg["model"] = json!("openai/scripted-model");
-    cfg["provider"] = json!({"openai": {"baseURL": model.url()}});
+    cfg["provider"]["openai"]["baseURL"] = json!(model.url());
     std::fs::write(dir.join("strata.json"), cfg.to_string()).unwrap();
     let mut flags = RuntimeFlags::for_dirs(&data, &config_dir);
     flags.home_dir = home;
@@ -80,7 +83,9 @@ pub(crate) enum Seen {
     Asked(RequestPermissionRequest),
 }
 
-type Held = agent_client_protocol::v1::Responder<RequestPermissionResponse>;
+use agent_client_protocol::v1::Responder;
+
+type Held = Responder<RequestPermissionResponse>;
 
 /// Everything the client saw so far, and the asks it holds unanswered; shared with the
 /// handlers.
@@ -141,6 +146,51 @@ impl Log {
     }
 }
 
+/// An editor's open buffers by absolute path, and the file requests it was sent.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Buffers {
+    pub open: Arc<Mutex<HashMap<PathBuf, String>>>,
+    pub reads: Arc<Mutex<Vec<PathBuf>>>,
+    pub writes: Arc<Mutex<Vec<PathBuf>>>,
+}
+
+impl Buffers {
+    pub(crate) fn with(files: &[(PathBuf, &str)]) -> Buffers {
+        let b = Buffers::default();
+        for (path, text) in files {
+            b.open
+                .lock()
+                .unwrap()
+                .insert(path.clone(), text.to_string());
+        }
+        b
+    }
+
+    pub(crate) fn get(&self, path: &std::path::Path) -> Option<String> {
+        self.open.lock().unwrap().get(path).cloned()
+    }
+
+    /// As an editor reads: the open buffer, else the file on disk.
+    fn read(&self, req: &ReadTextFileRequest) -> Result<String, agent_client_protocol::Error> {
+        self.reads.lock().unwrap().push(req.path.clone());
+        if let Some(text) = self.get(&req.path) {
+            return Ok(text);
+        }
+        std::fs::read_to_string(&req.path).map_err(|e| {
+            agent_client_protocol::Error::new(
+                agent_client_protocol::ErrorCode::RESOURCE_NOT_FOUND,
+                format!("{}: {e}", req.path.display()),
+            )
+        })
+    }
+
+    /// As an editor writes without saving: into the buffer only.
+    fn write(&self, req: WriteTextFileRequest) {
+        self.writes.lock().unwrap().push(req.path.clone());
+        self.open.lock().unwrap().insert(req.path, req.content);
+    }
+}
+
 /// Connects a client to an ACP agent over `core`, initializes, and runs `body`. The client
 /// answers every permission ask with option `answer` (`None`: never answers).
 pub(crate) async fn with_client<R: Send + 'static>(
@@ -149,8 +199,25 @@ pub(crate) async fn with_client<R: Send + 'static>(
     log: Log,
     body: impl AsyncFnOnce(ConnectionTo<Agent>) -> R + Send,
 ) -> R {
+    with_editor(core, answer, log, None, body).await
+}
+
+/// [`with_client`] for an editor that offers its file system over `buffers` (`None`: it
+/// offers none).
+pub(crate) async fn with_editor<R: Send + 'static>(
+    core: &ServerCore,
+    answer: Option<&'static str>,
+    log: Log,
+    buffers: Option<Buffers>,
+    body: impl AsyncFnOnce(ConnectionTo<Agent>) -> R + Send,
+) -> R {
     let agent = strata_acp::agent(core.clone());
     let (on_update, on_ask) = (log.clone(), log.clone());
+    let offers_fs = buffers.is_some();
+    let (on_read, on_write) = (
+        buffers.clone().unwrap_or_default(),
+        buffers.unwrap_or_default(),
+    );
     let client = Client
         .v1()
         .name("test-client")
@@ -175,12 +242,33 @@ pub(crate) async fn with_client<R: Send + 'static>(
                 }
             },
             on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: ReadTextFileRequest, r: Responder<ReadTextFileResponse>, _cx| {
+                match on_read.read(&req) {
+                    Ok(text) => r.respond(ReadTextFileResponse::new(text)),
+                    Err(e) => r.respond_with_error(e),
+                }
+            },
+            on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |req: WriteTextFileRequest, r: Responder<WriteTextFileResponse>, _cx| {
+                on_write.write(req);
+                r.respond(WriteTextFileResponse::new())
+            },
+            on_receive_request!(),
         );
+    let fs = FileSystemCapabilities::new()
+        .read_text_file(offers_fs)
+        .write_text_file(offers_fs);
+    let caps = ClientCapabilities::new().fs(fs);
     let run = client.connect_with(agent, async move |cx: ConnectionTo<Agent>| {
         let init = cx
-            .send_request(InitializeRequest::new(
-                agent_client_protocol::schema::ProtocolVersion::V1,
-            ))
+            .send_request(
+                InitializeRequest::new(agent_client_protocol::schema::ProtocolVersion::V1)
+                    .client_capabilities(caps),
+            )
             .block_task()
             .await?;
         assert!(init.agent_capabilities.load_session);

@@ -3,5 +3,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod editor;
 mod fixture;
 mod flows;

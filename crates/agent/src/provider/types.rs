@@ -81,6 +81,9 @@ pub struct ToolSpec {
 pub enum ChatMessage {
     User {
         text: String,
+        /// Files the user attached to the prompt (images, PDFs), sent after the text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        media: Vec<Media>,
     },
     Assistant {
         text: String,
@@ -138,6 +141,15 @@ impl Media {
         format!("Attached by tool call {call_id}: {}", self.label())
     }
 
+    /// The line sent instead of a file the user attached when the wire cannot carry its type.
+    pub fn not_sendable_from_user(&self) -> String {
+        format!(
+            "The user attached {} ({}), which cannot be sent to this model.",
+            self.label(),
+            self.mime
+        )
+    }
+
     /// The line sent instead of this file when the wire cannot carry its type.
     pub fn not_sendable(&self, call_id: &str) -> String {
         format!(
@@ -150,7 +162,10 @@ impl Media {
 
 impl ChatMessage {
     pub fn user(text: impl Into<String>) -> Self {
-        ChatMessage::User { text: text.into() }
+        ChatMessage::User {
+            text: text.into(),
+            media: Vec::new(),
+        }
     }
 
     pub fn assistant(text: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {

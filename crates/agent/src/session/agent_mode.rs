@@ -105,7 +105,7 @@ pub fn remind(
         }
         build_switch_reminder()
     };
-    if let Some(ChatMessage::User { text }) = history
+    if let Some(ChatMessage::User { text, .. }) = history
         .iter_mut()
         .rev()
         .find(|m| matches!(m, ChatMessage::User { .. }))

@@ -9,7 +9,7 @@
 //! are replaced by a short note.
 
 use serde_json::{Map, Value, json};
-use strata_protocol::part::{PartData, ReasoningPart};
+use strata_protocol::part::{FilePart, PartData, ReasoningPart};
 use strata_protocol::tool::{Attachment, ToolState};
 
 use super::compact::summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
@@ -39,13 +39,14 @@ pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
         out.extend(request.map(ChatMessage::user));
         messages = &messages[at + 1..];
     }
-    for (message, parts) in messages {
-        let parts: Vec<PartData> = parts.iter().filter_map(PartData::of).collect();
+    for (message, stored) in messages {
+        let parts: Vec<PartData> = stored.iter().filter_map(PartData::of).collect();
         match message.role {
             Role::User => {
                 let text = joined_text(&parts);
-                if !text.is_empty() {
-                    out.push(ChatMessage::user(text));
+                let media: Vec<Media> = stored.iter().filter_map(attached).collect();
+                if !text.is_empty() || !media.is_empty() {
+                    out.push(ChatMessage::User { text, media });
                 }
             }
             Role::Assistant => {
@@ -57,6 +58,16 @@ pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
         }
     }
     out
+}
+
+/// A file the user attached, as the model gets it.
+fn attached(part: &Part) -> Option<Media> {
+    let file = FilePart::of(part)?;
+    Some(Media {
+        mime: file.mime,
+        url: file.url,
+        filename: file.filename,
+    })
 }
 
 fn joined_text(parts: &[PartData]) -> String {
@@ -191,6 +202,30 @@ mod tests {
 
     use super::*;
     use crate::session::rows::{message, part};
+
+    #[test]
+    fn the_files_a_user_attached_travel_with_their_message() {
+        let png = json!({"mime": "image/png", "filename": "dot.png", "url": "data:image/png;base64,iVBO"});
+        let msgs = vec![(
+            message("m1", Role::User, json!({})),
+            vec![
+                part("m1", 1, "text", json!({"text": "What is this?"})),
+                part("m1", 2, "file", png),
+            ],
+        )];
+        let h = chat_history(&msgs);
+        assert_eq!(
+            h,
+            vec![ChatMessage::User {
+                text: "What is this?".into(),
+                media: vec![Media {
+                    mime: "image/png".into(),
+                    url: "data:image/png;base64,iVBO".into(),
+                    filename: Some("dot.png".into()),
+                }],
+            }]
+        );
+    }
 
     #[test]
     fn calls_become_results_and_replaced_attempts_are_left_out() {

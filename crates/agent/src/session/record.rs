@@ -122,6 +122,23 @@ impl Recorder {
         Ok(part)
     }
 
+    /// Writes a file the user attached, as a new part of `message_id`.
+    pub fn file(
+        &self,
+        message_id: &str,
+        file: &strata_protocol::part::FilePart,
+    ) -> Result<Part, StoreError> {
+        let (part, event) = self.store.upsert_part_with_event(
+            &self.session_id,
+            message_id,
+            None,
+            strata_protocol::part::kinds::FILE,
+            value(file),
+        )?;
+        self.forward(event);
+        Ok(part)
+    }
+
     /// Sets the session's title.
     pub fn title(&self, title: &str) -> Result<(), StoreError> {
         let (_, event) = self

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use strata_protocol::part::FilePart;
 use strata_registry::AgentInfo;
 use strata_registry::SurfaceSpec;
 use strata_registry::rules::ruleset_of;
@@ -168,12 +169,25 @@ impl Runner {
         cancel: CancellationToken,
         sink: Option<UnboundedSender<LoopEvent>>,
     ) -> Result<RunReport, RunError> {
+        self.run_with(session_id, message, &[], cancel, sink).await
+    }
+
+    /// [`run`](Self::run) with `files` the user attached (images, PDFs as `data:` URLs),
+    /// stored with the prompt and sent to the model after its text.
+    pub async fn run_with(
+        &self,
+        session_id: &str,
+        message: &str,
+        files: &[FilePart],
+        cancel: CancellationToken,
+        sink: Option<UnboundedSender<LoopEvent>>,
+    ) -> Result<RunReport, RunError> {
         let store = &self.services.store;
         crate::recover::recover_session(store, session_id)?;
         let _owner = crate::owned::RunGuard::begin(store, session_id)?;
         let span = super::spans::turn(session_id, &self.options.agent, &self.model.id);
         let report = self
-            .run_turn(session_id, message, cancel, sink)
+            .run_turn(session_id, message, files, cancel, sink)
             .instrument(span)
             .await;
         log_end(session_id, &self.model.id, &report);

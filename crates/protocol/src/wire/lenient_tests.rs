@@ -124,3 +124,22 @@ fn the_api_document_still_lists_an_error_message_as_sent() {
         Some(&json!({"message": {"type": "string"}}))
     );
 }
+
+#[test]
+fn a_prompts_files_are_its_file_parts_with_data_urls() {
+    let body: super::request::PromptBody = serde_json::from_value(serde_json::json!({
+        "parts": [
+            {"type": "text", "text": "look"},
+            {"type": "file", "mime": "image/png", "filename": "a.png",
+             "url": "data:image/png;base64,iVBO"},
+            {"type": "file", "mime": "text/plain", "url": "file:///p/notes.txt"},
+            {"type": "agent", "name": "plan"},
+        ]
+    }))
+    .unwrap();
+    let files = body.files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files[0].filename.as_deref(), Some("a.png"));
+    assert_eq!(files[0].url, "data:image/png;base64,iVBO");
+    assert_eq!(body.text(), "look");
+}

@@ -213,6 +213,21 @@ impl PromptBody {
             .collect();
         texts.join("\n\n")
     }
+
+    /// The prompt's `file` parts whose content travels with them (`data:<mime>;base64,…`
+    /// URLs): what the user attached. Parts naming a file elsewhere are not read.
+    pub fn files(&self) -> Vec<crate::part::FilePart> {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                PromptPart::Other(m) if m.get("type").and_then(Value::as_str) == Some("file") => {
+                    serde_json::from_value::<crate::part::FilePart>(Value::Object(m.clone())).ok()
+                }
+                _ => None,
+            })
+            .filter(|f| f.url.starts_with("data:") && f.url.contains(";base64,"))
+            .collect()
+    }
 }
 
 /// The body of every failing route: `{"name": "NotFoundError", "data": {"message": …}}`.

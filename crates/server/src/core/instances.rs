@@ -1,12 +1,14 @@
 //! One instance per project directory, built from the graph's instance tier on first use and
-//! disposed on shutdown. Each instance's permission and question requests are forwarded to the
-//! hub as live events.
+//! disposed on shutdown; and one per [`Overlay`] key, for a front-end whose session needs its
+//! own services in place of global ones (an ACP session's editor file system). Each instance's
+//! permission and question requests are forwarded to the hub as live events.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use strata_agent::session::LoopServices;
+use strata_graph::Context;
 use strata_protocol::wire::ServerEvent;
 use strata_registry::{Instance, Runtime};
 use strata_services::question::Question;
@@ -29,9 +31,22 @@ pub struct InstanceEntry {
     forwarders: Vec<JoinHandle<()>>,
 }
 
+/// Services an instance is built with in place of the global ones of the same type. Instances
+/// are shared by key: every session bound to one key uses one instance, and an instance
+/// without an overlay is never given to a session bound to one.
+#[derive(Debug, Clone)]
+pub struct Overlay {
+    /// Unique to what the services serve (e.g. one ACP connection's session).
+    pub key: String,
+    pub services: Context,
+}
+
+/// A canonical project directory and the overlay key its instance was built with.
+type Key = (PathBuf, Option<String>);
+
 #[derive(Debug, Default)]
 pub(crate) struct Instances {
-    map: Mutex<HashMap<PathBuf, Arc<InstanceEntry>>>,
+    map: Mutex<HashMap<Key, Arc<InstanceEntry>>>,
 }
 
 impl Instances {
@@ -39,6 +54,7 @@ impl Instances {
         &self,
         runtime: &Runtime,
         dir: &Path,
+        overlay: Option<&Overlay>,
         hub: &Hub,
     ) -> Result<Arc<InstanceEntry>, CoreError> {
         let key = std::fs::canonicalize(dir).map_err(|e| {
@@ -50,15 +66,17 @@ impl Instances {
         })?;
         // Held across the build so two requests for a new directory build it once.
         let mut map = self.map.lock().await;
+        let key = (key, overlay.map(|o| o.key.clone()));
         if let Some(entry) = map.get(&key) {
             return Ok(entry.clone());
         }
         let failed = |detail: String| CoreError::Instance {
-            dir: key.display().to_string(),
+            dir: key.0.display().to_string(),
             detail,
         };
+        let overrides = overlay.map(|o| o.services.clone()).unwrap_or_default();
         let instance = runtime
-            .instance(&key)
+            .instance_with(&key.0, &overrides)
             .await
             .map_err(|e| failed(e.to_string()))?;
         let services =
@@ -82,10 +100,15 @@ impl Instances {
         Ok(entry)
     }
 
-    /// The instance already built for the canonical directory `dir`, without waiting: `None`
-    /// when there is none yet or another request holds the map while it builds one.
+    /// The instance already built for the canonical directory `dir` (without an overlay),
+    /// without waiting: `None` when there is none yet or another request holds the map while it
+    /// builds one.
     pub(crate) fn built(&self, dir: &Path) -> Option<Arc<InstanceEntry>> {
-        self.map.try_lock().ok()?.get(dir).cloned()
+        self.map
+            .try_lock()
+            .ok()?
+            .get(&(dir.to_path_buf(), None))
+            .cloned()
     }
 
     /// Every instance built so far.

@@ -41,7 +41,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use error::CoreError;
 pub use hub::{EventFilter, Frame, Hub, Subscription};
-pub use instances::InstanceEntry;
+pub use instances::{InstanceEntry, Overlay};
 pub use sessions::{MessageEntry, SessionUpdate};
 pub use turns::TurnHandle;
 
@@ -75,6 +75,8 @@ struct Inner {
     store: Store,
     default_dir: PathBuf,
     instances: instances::Instances,
+    /// The overlay each bound session's instance is built with.
+    overlays: std::sync::Mutex<std::collections::HashMap<String, Overlay>>,
     hub: Hub,
     turns: turns::Turns,
     closed: CancellationToken,
@@ -104,6 +106,7 @@ impl ServerCore {
                 store,
                 default_dir: options.default_dir,
                 instances: instances::Instances::default(),
+                overlays: Default::default(),
                 hub,
                 turns: turns::Turns::default(),
                 closed: stop,
@@ -147,13 +150,53 @@ impl ServerCore {
 
     /// The instance of `dir`, built on first use.
     pub async fn instance(&self, dir: &Path) -> Result<Arc<InstanceEntry>, CoreError> {
+        self.instance_keyed(dir, None).await
+    }
+
+    /// Binds session `session_id` to `overlay`: from now on its turns run in the instance of
+    /// its directory built with the overlay's services (one instance per overlay key).
+    pub fn bind_overlay(&self, session_id: &str, overlay: Overlay) {
+        let mut overlays = self
+            .inner
+            .overlays
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        overlays.insert(session_id.to_string(), overlay);
+    }
+
+    /// The instance session `session_id`'s turns run in: its overlay's if it is bound to one,
+    /// else its directory's.
+    pub async fn session_instance(
+        &self,
+        session_id: &str,
+    ) -> Result<Arc<InstanceEntry>, CoreError> {
+        let row = self.session_row(session_id)?;
+        let overlay = self.overlay_of(session_id);
+        self.instance_keyed(&row.directory, overlay.as_ref()).await
+    }
+
+    fn overlay_of(&self, session_id: &str) -> Option<Overlay> {
+        // Each critical section is one insert or lookup: a poisoned map is still whole.
+        let overlays = self
+            .inner
+            .overlays
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        overlays.get(session_id).cloned()
+    }
+
+    async fn instance_keyed(
+        &self,
+        dir: &Path,
+        overlay: Option<&Overlay>,
+    ) -> Result<Arc<InstanceEntry>, CoreError> {
         if self.inner.closed.is_cancelled() {
             return Err(CoreError::ShuttingDown);
         }
         let entry = self
             .inner
             .instances
-            .get_or_build(&self.inner.runtime, dir, &self.inner.hub)
+            .get_or_build(&self.inner.runtime, dir, overlay, &self.inner.hub)
             .await?;
         // The server keeps undo points (snapshots are off for one-shot commands).
         if let Ok(snapshots) = entry.instance.get::<strata_services::snapshot::Snapshots>() {

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use strata_agent::session::{Model, RunOptions, RunOutcome, Runner};
+use strata_protocol::part::FilePart;
 use strata_protocol::wire::{ModelChoice, PromptBody};
 use strata_services::permission::Rule;
 use strata_services::process::ProcessIdentity;
@@ -161,8 +162,8 @@ impl Turns {
 /// What a turn does.
 #[derive(Debug)]
 enum Work {
-    /// A prompt for the model.
-    Prompt(String),
+    /// A prompt for the model, with the files the user attached.
+    Prompt(String, Vec<FilePart>),
     /// A command the user runs.
     Shell(String),
 }
@@ -204,7 +205,7 @@ impl ServerCore {
         }
         let slot = self.inner.turns.slot(session_id);
         slot.waiting.fetch_add(1, Ordering::SeqCst);
-        let work = Work::Prompt(text);
+        let work = Work::Prompt(text, body.files());
         Ok(self.spawn_turn(id, slot, session_id, directory, runner, work))
     }
 
@@ -243,8 +244,7 @@ impl ServerCore {
         agent: Option<String>,
         model: Option<&ModelChoice>,
     ) -> Result<(Runner, String), CoreError> {
-        let session = self.session_row(session_id)?;
-        let entry = self.instance(&session.directory).await?;
+        let entry = self.session_instance(session_id).await?;
         let services = entry.services.clone();
         let model_id = match model {
             Some(m) => format!("{}/{}", m.provider_id, m.model_id),
@@ -327,7 +327,7 @@ impl ServerCore {
         work: &Work,
     ) -> Result<TurnEnd, CoreError> {
         let _turn = slot.queue.lock().await;
-        if matches!(work, Work::Prompt(_)) {
+        if matches!(work, Work::Prompt(..)) {
             self.store().unqueue_prompt(id)?;
         }
         let cancel = CancellationToken::new();
@@ -340,7 +340,9 @@ impl ServerCore {
         // No sink: the fan-out takes stored events and text deltas from the store's live
         // channel, in the order they happened.
         let result = match work {
-            Work::Prompt(text) => runner.run(session_id, text, cancel, None).await,
+            Work::Prompt(text, files) => {
+                runner.run_with(session_id, text, files, cancel, None).await
+            }
             Work::Shell(command) => runner.shell(session_id, command, cancel, None).await,
         };
         *lock(&slot.running) = None;

@@ -58,7 +58,15 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
     let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
     for message in &req.messages {
         let (role, blocks) = match message {
-            ChatMessage::User { text } => ("user", text_block(text)),
+            ChatMessage::User { text, media } => {
+                let mut blocks = text_block(text);
+                blocks.extend(
+                    media
+                        .iter()
+                        .map(|m| media_block(m, &m.not_sendable_from_user())),
+                );
+                ("user", blocks)
+            }
             ChatMessage::Assistant {
                 text,
                 tool_calls,
@@ -138,14 +146,24 @@ fn result_content(output: &str, media: &[Media]) -> Value {
     }
     let mut blocks = text_block(output);
     for m in media {
-        let source = |data: &str| json!({"type": "base64", "media_type": m.mime, "data": data});
-        blocks.push(match m.base64() {
-            Some(data) if m.is_image() => json!({"type": "image", "source": source(data)}),
-            Some(data) if m.is_pdf() => json!({"type": "document", "source": source(data)}),
-            _ => json!({"type": "text", "text": format!("Attached {} ({}), which cannot be sent to this model.", m.label(), m.mime)}),
-        });
+        let unsent = format!(
+            "Attached {} ({}), which cannot be sent to this model.",
+            m.label(),
+            m.mime
+        );
+        blocks.push(media_block(m, &unsent));
     }
     Value::Array(blocks)
+}
+
+/// A file as an `image` or `document` block; a type the API cannot take as the `unsent` text.
+fn media_block(m: &Media, unsent: &str) -> Value {
+    let source = |data: &str| json!({"type": "base64", "media_type": m.mime, "data": data});
+    match m.base64() {
+        Some(data) if m.is_image() => json!({"type": "image", "source": source(data)}),
+        Some(data) if m.is_pdf() => json!({"type": "document", "source": source(data)}),
+        _ => json!({"type": "text", "text": unsent}),
+    }
 }
 
 /// A thinking block to send back: redacted data as it came, or the text with its signature.
@@ -344,6 +362,26 @@ mod tests {
         let h = p.headers().unwrap();
         assert_eq!(h["anthropic-version"], ANTHROPIC_VERSION);
         assert_eq!(h["x-api-key"], "k-1");
+    }
+
+    #[test]
+    fn files_a_user_attached_follow_the_text_of_their_turn() {
+        let req = ChatRequest {
+            messages: vec![ChatMessage::User {
+                text: "look".into(),
+                media: vec![Media {
+                    mime: "image/png".into(),
+                    url: "data:image/png;base64,iVBO".into(),
+                    filename: None,
+                }],
+            }],
+            no_cache: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            request_body(&req)["messages"][0]["content"][1],
+            json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}})
+        );
     }
 
     #[test]

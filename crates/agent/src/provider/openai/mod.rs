@@ -42,7 +42,7 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
             flush_attached(&mut attached, &mut messages);
         }
         messages.push(match message {
-            ChatMessage::User { text } => json!({"role": "user", "content": text}),
+            ChatMessage::User { text, media } => user_message(text, media),
             ChatMessage::Assistant {
                 text,
                 tool_calls,
@@ -158,6 +158,25 @@ fn reasoning_back(field: &str, reasoning: &[ReasoningBlock]) -> Value {
 
 /// Appends a user message holding the files tool calls attached, each introduced by a line
 /// naming its call; images as `image_url` parts, PDFs as `file` parts, other types by name only.
+/// A user message: its text, then the files the user attached (images as `image_url`, PDFs as
+/// `file`, other types named).
+fn user_message(text: &str, media: &[Media]) -> Value {
+    if media.is_empty() {
+        return json!({"role": "user", "content": text});
+    }
+    let mut content = vec![json!({"type": "text", "text": text})];
+    for m in media {
+        content.push(if m.is_image() {
+            json!({"type": "image_url", "image_url": {"url": m.url}})
+        } else if m.is_pdf() {
+            json!({"type": "file", "file": {"filename": m.label(), "file_data": m.url}})
+        } else {
+            json!({"type": "text", "text": m.not_sendable_from_user()})
+        });
+    }
+    json!({"role": "user", "content": content})
+}
+
 fn flush_attached(attached: &mut Vec<(&str, &Media)>, messages: &mut Vec<Value>) {
     if attached.is_empty() {
         return;

@@ -17,10 +17,7 @@ pub(super) fn items(messages: &[ChatMessage]) -> Vec<Value> {
             flush_attached(&mut attached, &mut items);
         }
         match message {
-            ChatMessage::User { text } => items.push(json!({
-                "role": "user",
-                "content": [{"type": "input_text", "text": text}],
-            })),
+            ChatMessage::User { text, media } => items.push(user(text, media)),
             ChatMessage::Assistant {
                 text,
                 tool_calls,
@@ -86,6 +83,21 @@ fn reasoning_item(block: &ReasoningBlock) -> Option<Value> {
 
 /// Appends a user item holding the files tool calls attached, each introduced by a line naming
 /// its call: images as `input_image`, PDFs as `input_file`, other types by name only.
+/// A user message: its text, then the files the user attached.
+fn user(text: &str, media: &[Media]) -> Value {
+    let mut content = vec![json!({"type": "input_text", "text": text})];
+    for m in media {
+        content.push(if m.is_image() {
+            json!({"type": "input_image", "image_url": m.url})
+        } else if m.is_pdf() {
+            json!({"type": "input_file", "filename": m.label(), "file_data": m.url})
+        } else {
+            json!({"type": "input_text", "text": m.not_sendable_from_user()})
+        });
+    }
+    json!({"role": "user", "content": content})
+}
+
 fn flush_attached(attached: &mut Vec<(&str, &Media)>, items: &mut Vec<Value>) {
     if attached.is_empty() {
         return;
@@ -111,6 +123,25 @@ mod tests {
     use super::*;
     use crate::provider::ReasoningItem;
     use crate::provider::fixtures::{media, read_result};
+
+    #[test]
+    fn files_a_user_attached_follow_the_text_of_their_message() {
+        let got = items(&[ChatMessage::User {
+            text: "look".into(),
+            media: vec![media("image/png", "a.png"), media("audio/wav", "c.wav")],
+        }]);
+        assert_eq!(
+            got[0]["content"][0],
+            json!({"type": "input_text", "text": "look"})
+        );
+        assert_eq!(got[0]["content"][1]["type"], "input_image");
+        assert!(
+            got[0]["content"][2]["text"]
+                .as_str()
+                .unwrap()
+                .contains("c.wav")
+        );
+    }
 
     #[test]
     fn files_follow_the_last_output_of_the_turn_and_odd_types_are_named() {

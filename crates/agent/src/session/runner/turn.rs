@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use strata_protocol::event::SessionStatus;
 use strata_protocol::message::UserMessage;
-use strata_protocol::part::TextPart;
+use strata_protocol::part::{FilePart, TextPart};
 use strata_registry::AgentInfo;
 use strata_tools::ErasedTool;
 use strata_tools::plan_exit::approval_message;
@@ -54,6 +54,7 @@ impl Runner {
         &self,
         session_id: &str,
         message: &str,
+        files: &[FilePart],
         cancel: CancellationToken,
         sink: Option<UnboundedSender<LoopEvent>>,
     ) -> Result<RunReport, RunError> {
@@ -69,7 +70,7 @@ impl Runner {
             .runs
             .register(session_id, self.context(sink.clone()));
         let rec = Recorder::new(self.services.store.clone(), session_id, sink);
-        let plan_file = self.begin(&rec, session_id, message)?;
+        let plan_file = self.begin(&rec, session_id, message, files)?;
         let cx = TurnCx {
             session_id,
             rec: &rec,
@@ -97,7 +98,13 @@ impl Runner {
 
     /// Records the prompt (titling a new session, making a revert final) and marks the session
     /// busy; returns the session's plan file.
-    fn begin(&self, rec: &Recorder, session_id: &str, message: &str) -> Result<PathBuf, RunError> {
+    fn begin(
+        &self,
+        rec: &Recorder,
+        session_id: &str,
+        message: &str,
+        files: &[FilePart],
+    ) -> Result<PathBuf, RunError> {
         let s = &self.services;
         let session = s.store.session(session_id)?;
         if session.title.is_empty() {
@@ -109,6 +116,9 @@ impl Runner {
             .sent_to(self.model.provider.name(), &self.model.api_model);
         let user = rec.message(Role::User, &sent)?;
         rec.part(&user.id, None, &TextPart::user(message).into())?;
+        for file in files {
+            rec.file(&user.id, file)?;
+        }
         rec.status(SessionStatus::Busy)?;
         Ok(crate::session::agent_mode::plan_file(&s.info, &session))
     }
