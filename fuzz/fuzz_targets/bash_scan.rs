@@ -1,12 +1,13 @@
 //! The bash scan (tree-sitter) and the arity table: any command line scans without a panic,
-//! every always-pattern ends in ` *`, and an arity prefix is a prefix of its tokens.
+//! every always-pattern ends in ` *`, and an arity prefix is a prefix of its tokens. The
+//! read-only classifier never calls a line read-only once a writing command runs before it.
 #![no_main]
 
 use std::path::{Path, PathBuf};
 
 use libfuzzer_sys::fuzz_target;
 use strata_tools::bash::arity::arity_prefix;
-use strata_tools::bash::scan::{ProjectView, scan};
+use strata_tools::bash::scan::{ProjectView, is_read_only, scan};
 
 struct Project;
 
@@ -32,4 +33,7 @@ fuzz_target!(|data: &[u8]| {
     let prefix = arity_prefix(&tokens);
     assert!(prefix.len() <= tokens.len());
     assert_eq!(prefix, &tokens[..prefix.len()]);
+    let _ = is_read_only(&command);
+    let prefixed = format!("rm x; {command}");
+    assert!(!is_read_only(&prefixed), "{prefixed:?}");
 });

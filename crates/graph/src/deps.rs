@@ -90,6 +90,8 @@ tuple_deps!(A, B, C, D, E, F, G);
 tuple_deps!(A, B, C, D, E, F, G, H);
 tuple_deps!(A, B, C, D, E, F, G, H, I);
 tuple_deps!(A, B, C, D, E, F, G, H, I, J);
+tuple_deps!(A, B, C, D, E, F, G, H, I, J, K);
+tuple_deps!(A, B, C, D, E, F, G, H, I, J, K, L);
 
 #[cfg(test)]
 mod tests {

@@ -28,8 +28,9 @@ pub struct SurfaceSpec {
     pub ruleset: Ruleset,
     /// The switches that are on (`RuntimeFlags::enabled`): a tool behind a flag needs its own.
     pub flags: Vec<Flag>,
-    /// The configured backends (`ToolRegistry::configured_backends`): a tool that needs a
-    /// backend is shown only when it is here.
+    /// The configured backends and the `tool_surface` switches that are on
+    /// (`ToolRegistry::configured_backends`): a tool that needs a backend or a switch is shown
+    /// only when it is here.
     pub backends: Vec<&'static str>,
 }
 
@@ -54,12 +55,13 @@ fn shown(visibility: Visibility, patch: bool, spec: &SurfaceSpec) -> bool {
         Visibility::NonPatchModels => !patch,
         Visibility::Flag(flag) => spec.flags.contains(&flag),
         Visibility::Backend(name) => spec.backends.contains(&name),
+        Visibility::EditSurfaceSwitch(name) => !patch && spec.backends.contains(&name),
         Visibility::Never => false,
     }
 }
 
 /// The backends that `tools` need and `config` (or the environment, through `flags`)
-/// configures, each once.
+/// configures, and the `tool_surface` switches they need that config turns on, each once.
 pub fn configured_backends(
     tools: &[ErasedTool],
     config: &ConfigData,
@@ -67,9 +69,13 @@ pub fn configured_backends(
 ) -> Vec<&'static str> {
     let mut out = Vec::new();
     for t in tools {
-        if let Visibility::Backend(name) = t.visibility
+        let on = match t.visibility {
+            Visibility::Backend(name) => config.backend_configured(name, flags).then_some(name),
+            Visibility::EditSurfaceSwitch(name) => config.tool_surface.is_on(name).then_some(name),
+            _ => None,
+        };
+        if let Some(name) = on
             && !out.contains(&name)
-            && config.backend_configured(name, flags)
         {
             out.push(name);
         }
@@ -115,5 +121,12 @@ mod tests {
         assert!(!shown(search, false, &none));
         assert!(!shown(search, false, &spec(vec![], vec!["other"])));
         assert!(shown(search, false, &spec(vec![], vec!["websearch"])));
+        let txn = Visibility::EditSurfaceSwitch("transaction");
+        assert!(!shown(txn, false, &none));
+        assert!(shown(txn, false, &spec(vec![], vec!["transaction"])));
+        assert!(
+            !shown(txn, true, &spec(vec![], vec!["transaction"])),
+            "never on the apply_patch surface"
+        );
     }
 }

@@ -21,6 +21,7 @@ pub mod read;
 pub mod skill;
 pub mod task;
 pub mod todowrite;
+pub mod transaction;
 pub mod webfetch;
 pub mod websearch;
 pub mod write;
@@ -42,6 +43,7 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<grep::Grep>(),
         ToolDef::of::<edit::Edit>(),
         ToolDef::of::<write::Write>(),
+        ToolDef::of::<transaction::Transaction>(),
         ToolDef::of::<task::TaskTool>(),
         ToolDef::of::<webfetch::Webfetch>(),
         ToolDef::of::<todowrite::TodoWrite>(),

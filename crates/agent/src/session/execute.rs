@@ -60,10 +60,12 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// Whether this call may run beside other safe calls: judged from its own arguments
+    /// (`bash` running `ls` is safe, `bash` running `rm` is not).
     pub fn concurrency_safe(&self) -> bool {
         self.tool
             .as_ref()
-            .is_some_and(|t| t.effects.concurrency_safe)
+            .is_some_and(|t| t.effects_for(&self.input).concurrency_safe)
     }
 
     pub fn call_id(&self) -> &str {

@@ -12,18 +12,23 @@ use strata_testkit::poll_with_timeout;
 use tokio_util::sync::CancellationToken;
 
 /// The stored data of the tool part for `call_id`, if it exists yet.
-fn part(store: &Store, session_id: &str, call_id: &str) -> Option<Value> {
+pub(crate) fn part(store: &Store, session_id: &str, call_id: &str) -> Option<Value> {
     tool_parts(store, session_id)
         .into_iter()
         .find(|p| p["callID"] == call_id)
 }
 
-fn status(store: &Store, session_id: &str, call_id: &str) -> Option<String> {
+pub(crate) fn status(store: &Store, session_id: &str, call_id: &str) -> Option<String> {
     part(store, session_id, call_id).and_then(|p| p["state"]["status"].as_str().map(Into::into))
 }
 
 /// Runs `message` while `watch` looks at the session; `watch` must open the gate.
-async fn run_watching<W, Fut>(t: &TestInstance, runner: &Runner, message: &str, watch: W) -> Ran
+pub(crate) async fn run_watching<W, Fut>(
+    t: &TestInstance,
+    runner: &Runner,
+    message: &str,
+    watch: W,
+) -> Ran
 where
     W: FnOnce(Store, String) -> Fut,
     Fut: std::future::Future<Output = ()>,

@@ -8,6 +8,7 @@ mod bench_caching;
 mod diff_budget;
 mod loop_basics;
 mod loop_compact;
+mod loop_effects;
 mod loop_failures;
 mod loop_prompt;
 mod loop_reasoning;

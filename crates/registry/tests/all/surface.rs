@@ -41,6 +41,7 @@ fn expected(spec: &SurfaceSpec) -> Vec<&'static str> {
             Visibility::NonPatchModels => !patch,
             Visibility::Flag(f) => spec.flags.contains(&f),
             Visibility::Backend(b) => spec.backends.contains(&b),
+            Visibility::EditSurfaceSwitch(s) => !patch && spec.backends.contains(&s),
             Visibility::Never => false,
         })
         .filter(|d| !(spec.plan_mode && d.effects.destructive))
@@ -119,7 +120,7 @@ async fn every_surface_follows_the_declarations() {
 #[tokio::test]
 async fn the_file_changing_tools_share_the_edit_permission() {
     let edit = builtin_where(|d| d.permission == "edit");
-    assert_eq!(edit, ["edit", "write", "apply_patch"]);
+    assert_eq!(edit, ["edit", "write", "transaction", "apply_patch"]);
     for d in strata_tools::builtin() {
         assert!(d.permission == d.id || edit.contains(&d.id), "{d:?}");
     }
@@ -257,6 +258,58 @@ async fn the_lsp_tool_shows_only_behind_its_flag() {
             assert_eq!(on.len(), off.len() + 1);
         })
         .await;
+}
+
+/// The surface of the production registry for `model` under `config`, with the backends and
+/// switches that config turns on.
+async fn surface_under(config: serde_json::Value, model: &str) -> Vec<&'static str> {
+    let t = TestInstance::builder().config(config).build().await;
+    let registry = t.get::<ToolRegistry>();
+    let config = t.get::<strata_services::config::Config>();
+    let s = SurfaceSpec {
+        backends: registry.configured_backends(&config, &t.get::<RuntimeFlags>()),
+        ..spec(&t, model)
+    };
+    let shown = ids(&t, &s);
+    t.dispose().await;
+    shown
+}
+
+#[tokio::test]
+async fn transaction_needs_its_switch_and_the_edit_surface() {
+    let on = json!({"tool_surface": {"transaction": true}});
+    let claude = "anthropic/claude-sonnet-4";
+    let off = surface_under(json!({}), claude).await;
+    assert!(!off.contains(&"transaction"), "off by default: {off:?}");
+    let off = surface_under(json!({"tool_surface": {"transaction": false}}), claude).await;
+    assert!(!off.contains(&"transaction"), "{off:?}");
+    let shown = surface_under(on.clone(), claude).await;
+    let at = shown.iter().position(|id| *id == "transaction");
+    let write = shown.iter().position(|id| *id == "write");
+    assert_eq!(at, write.map(|w| w + 1), "after `write`: {shown:?}");
+    let gpt = surface_under(on.clone(), "openai/gpt-5").await;
+    assert!(gpt.contains(&"apply_patch"), "{gpt:?}");
+    assert!(
+        !gpt.contains(&"transaction"),
+        "never beside apply_patch: {gpt:?}"
+    );
+    // A rule that hides the edit tools hides it too.
+    let hidden = surface_under(
+        json!({"tool_surface": {"transaction": true}, "permission": {"edit": "deny"}}),
+        claude,
+    )
+    .await;
+    assert!(!hidden.contains(&"transaction"), "{hidden:?}");
+}
+
+#[tokio::test]
+async fn a_bad_tool_surface_switch_is_a_config_error_naming_it() {
+    let err =
+        strata_services::config::Config::from_value(json!({"tool_surface": {"transaction": "on"}}))
+            .unwrap_err()
+            .to_string();
+    assert!(err.contains("`tool_surface.transaction`"), "{err}");
+    assert!(err.contains("true or false"), "{err}");
 }
 
 #[tokio::test]
@@ -439,9 +492,13 @@ fn the_built_in_declarations() {
         ids_where(&|d| d.visibility == Visibility::Never),
         ["invalid"]
     );
+    assert_eq!(
+        ids_where(&|d| d.visibility == Visibility::EditSurfaceSwitch("transaction")),
+        ["transaction"]
+    );
     let mut edit = ids_where(&|d| d.permission == "edit");
     edit.sort_unstable();
-    assert_eq!(edit, ["apply_patch", "edit", "write"]);
+    assert_eq!(edit, ["apply_patch", "edit", "transaction", "write"]);
     // Every other tool is checked under its own id.
     assert!(
         defs.iter()

@@ -34,6 +34,7 @@ mod providers;
 mod redact;
 pub mod sandbox;
 mod subst;
+pub mod tool_surface;
 pub mod websearch;
 
 pub use discovery::{OPENCODE_CONFIG, OPENCODE_CONFIG_CONTENT, Source};
@@ -53,6 +54,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 use crate::flags::RuntimeFlags;
 use crate::instance::InstanceInfo;
 pub use sandbox::{SandboxConfig, SandboxMode};
+pub use tool_surface::ToolSurfaceConfig;
 pub use websearch::{SearchBackend, WebsearchConfig};
 
 /// The name of a config file, in the user config dir and the project.
@@ -147,6 +149,8 @@ pub struct ConfigData {
     pub sandbox: SandboxConfig,
     /// The `snapshot` section: the size budget of the undo store.
     pub snapshot: SnapshotConfig,
+    /// The `tool_surface` section: opt-in tools (`transaction`).
+    pub tool_surface: ToolSurfaceConfig,
     /// `instructions`: more instruction files for the system prompt, paths or globs as written
     /// (relative to the instance directory, `~/` for home; the Instructions service resolves).
     pub instructions: Vec<String>,
@@ -173,6 +177,7 @@ impl Default for ConfigData {
             skills: SkillsConfig::default(),
             sandbox: SandboxConfig::default(),
             snapshot: SnapshotConfig::default(),
+            tool_surface: ToolSurfaceConfig::default(),
             instructions: Vec::new(),
             raw: Value::Object(Map::new()),
         }

@@ -4,6 +4,9 @@
 //! while that future runs first notes what the path held (its bytes, or that nothing was there),
 //! once per path. The diff-budget layer uses it to undo a tool call exactly without each tool
 //! knowing about budgets. Outside a scope, writes cost one task-local lookup.
+//!
+//! Scopes nest: a tool that keeps a journal of its own (the `transaction` tool, to roll back
+//! its edits) runs inside the diff budget's scope, and a change is noted in both.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -17,7 +20,8 @@ use super::{ByteStream, DirEntry, FileKind, FsApi, FsError, Metadata};
 const MAX_NOTED_BYTES: u64 = 256 * 1024 * 1024;
 
 tokio::task_local! {
-    static CURRENT: Journal;
+    /// The journals of the enclosing scopes, outermost first.
+    static CURRENT: Vec<Journal>;
 }
 
 /// What a path held before the first change made inside a scope.
@@ -42,9 +46,12 @@ pub struct Entry {
 pub struct Journal(Arc<Mutex<Vec<Entry>>>);
 
 impl Journal {
-    /// Runs `work` with this journal noting its filesystem changes.
+    /// Runs `work` with this journal noting its filesystem changes, beside the journals of the
+    /// scopes it runs in.
     pub async fn scope<F: Future>(&self, work: F) -> F::Output {
-        CURRENT.scope(self.clone(), work).await
+        let mut stack = CURRENT.try_with(Vec::clone).unwrap_or_default();
+        stack.push(self.clone());
+        CURRENT.scope(stack, work).await
     }
 
     /// What was noted so far.
@@ -67,10 +74,11 @@ pub(super) struct Journaled<A>(pub(super) A);
 
 impl<A: FsApi> Journaled<A> {
     async fn note(&self, path: &Path) {
-        let Ok(journal) = CURRENT.try_with(Journal::clone) else {
+        let Ok(stack) = CURRENT.try_with(Vec::clone) else {
             return;
         };
-        if journal.has(path) {
+        let missing: Vec<Journal> = stack.into_iter().filter(|j| !j.has(path)).collect();
+        if missing.is_empty() {
             return;
         }
         let before = match self.0.stat(path).await {
@@ -83,13 +91,15 @@ impl<A: FsApi> Journaled<A> {
             }
             _ => Before::Unreadable,
         };
-        // A concurrent note of the same path may have won; the first one stays.
-        let mut entries = journal.lock();
-        if !entries.iter().any(|e| e.path == path) {
-            entries.push(Entry {
-                path: path.to_path_buf(),
-                before,
-            });
+        for journal in missing {
+            // A concurrent note of the same path may have won; the first one stays.
+            let mut entries = journal.lock();
+            if !entries.iter().any(|e| e.path == path) {
+                entries.push(Entry {
+                    path: path.to_path_buf(),
+                    before: before.clone(),
+                });
+            }
         }
     }
 }
@@ -177,6 +187,45 @@ mod tests {
                     before: Before::Absent
                 },
             ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_nested_scope_notes_into_both_journals() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        std::fs::write(&a, b"first").unwrap();
+        let fs = FsUtil::live();
+        let (outer, inner) = (Journal::default(), Journal::default());
+        outer
+            .scope(async {
+                fs.write_atomic(&a, b"second").await.unwrap();
+                inner
+                    .scope(async {
+                        fs.write_atomic(&a, b"third").await.unwrap();
+                        fs.write_atomic(&b, b"new").await.unwrap();
+                    })
+                    .await;
+            })
+            .await;
+        let noted = |j: &Journal| -> Vec<(PathBuf, Before)> {
+            j.entries()
+                .into_iter()
+                .map(|e| (e.path, e.before))
+                .collect()
+        };
+        // The outer journal keeps what `a` held before its own first change.
+        assert_eq!(
+            noted(&outer),
+            vec![
+                (a.clone(), Before::Bytes(b"first".to_vec())),
+                (b.clone(), Before::Absent)
+            ]
+        );
+        // The inner one starts from what `a` held when the inner scope began.
+        assert_eq!(
+            noted(&inner),
+            vec![(a, Before::Bytes(b"second".to_vec())), (b, Before::Absent)]
         );
     }
 }

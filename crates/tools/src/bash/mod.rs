@@ -9,5 +9,6 @@ mod shell;
 mod tool;
 mod view;
 
+pub(crate) use render::Ending;
 pub use shell::Shell;
 pub use tool::{Bash, BashParams, DEFAULT_TIMEOUT_MS};

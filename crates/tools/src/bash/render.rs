@@ -6,7 +6,7 @@ use super::capture::{Captured, Saved};
 
 /// How the command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Ending {
+pub(crate) enum Ending {
     /// It exited by itself; `None` when a signal ended it.
     Exited(Option<i32>),
     /// It ran past its time limit (in ms) and was stopped.
@@ -17,7 +17,7 @@ pub(super) enum Ending {
 
 impl Ending {
     /// The exit status for `metadata.exit`: `null` unless the command exited with a code.
-    pub(super) fn exit_code(self) -> Option<i32> {
+    pub(crate) fn exit_code(self) -> Option<i32> {
         match self {
             Ending::Exited(code) => code,
             Ending::TimedOut(_) | Ending::Aborted => None,

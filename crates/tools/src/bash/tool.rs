@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::capture::{Capture, Captured, Saved};
 use super::render::{Ending, model_output};
-use super::scan::external_globs;
+use super::scan::{external_globs, is_read_only};
 use super::shell::Shell;
 use super::view::scan_resolved;
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult};
@@ -114,6 +114,16 @@ impl Tool for Bash {
         Sandbox,
     );
 
+    /// A command the scan proves read-only (spec §7.5) reads like `read` does: it may run
+    /// beside other safe calls and needs no undo point.
+    fn effects_for(p: &BashParams) -> Effects {
+        if is_read_only(&p.command) {
+            Effects::READ_ONLY
+        } else {
+            Self::EFFECTS
+        }
+    }
+
     fn init((info, fs, spawner, truncate, config, flags, sandbox): Self::Deps) -> Self {
         Bash {
             sandbox,
@@ -141,14 +151,59 @@ impl Tool for Bash {
     }
 
     async fn execute(&self, p: BashParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
+        let admitted = self.admit(&p, &cx).await?;
+        Ok(self.run_admitted(p, admitted, &cx).await?.result)
+    }
+}
+
+/// A call that passed its checks and its asks: where it runs, for how long, and the
+/// justification when it runs outside the sandbox.
+#[derive(Debug)]
+pub(crate) struct Admitted {
+    timeout_ms: u64,
+    cwd: PathBuf,
+    escape: Option<String>,
+}
+
+/// A command that ran: the result the model sees and how the command ended.
+#[derive(Debug)]
+pub(crate) struct Ran {
+    pub result: ToolResult,
+    pub ending: Ending,
+}
+
+impl Bash {
+    /// Checks the call (timeout, working directory, sandbox escape) and asks its permissions;
+    /// nothing runs yet. `transaction` asks for its check with this before it writes.
+    pub(crate) async fn admit(&self, p: &BashParams, cx: &ToolCx) -> Result<Admitted, ToolError> {
         let timeout_ms = self.timeout_ms(p.timeout)?;
         let cwd = match &p.workdir {
             Some(dir) => self.info.resolve(dir),
             None => self.info.directory.clone(),
         };
         self.check_workdir(&cwd).await?;
-        let escape = self.escape(&p)?;
-        self.ask(&p.command, &cwd, escape.as_deref(), &cx).await?;
+        let escape = self.escape(p)?;
+        self.ask(&p.command, &cwd, escape.as_deref(), cx).await?;
+        Ok(Admitted {
+            timeout_ms,
+            cwd,
+            escape,
+        })
+    }
+
+    /// Runs an admitted call in the sandbox with its time limit and output cap, streaming its
+    /// output as metadata.
+    pub(crate) async fn run_admitted(
+        &self,
+        p: BashParams,
+        admitted: Admitted,
+        cx: &ToolCx,
+    ) -> Result<Ran, ToolError> {
+        let Admitted {
+            timeout_ms,
+            cwd,
+            escape,
+        } = admitted;
         // The description promises this scratch directory; failing to make it is not fatal.
         if let Err(e) = self.fs.create_dir_all(&self.scratch_dir).await {
             tracing::debug!(error = %e, "could not create the bash scratch directory");
@@ -215,7 +270,7 @@ impl Tool for Bash {
         if escape.is_some() {
             result = result.meta("escapedSandbox", true);
         }
-        Ok(result)
+        Ok(Ran { result, ending })
     }
 }
 

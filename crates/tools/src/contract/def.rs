@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use strata_graph::{Context, Deps, Missing, Requirement};
@@ -26,7 +27,7 @@ use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
 use crate::layers::diff_budget::DiffBudgetLayer;
-use crate::layers::snapshot::{Marker, SnapshotLayer};
+use crate::layers::snapshot::{Marker, SnapshotLayer, Undoable};
 use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
 
@@ -112,11 +113,15 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
     let (truncate, config, snapshots, info, budget, fs) =
         LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
-    // Only tools that may change files need an undo point before they run.
-    let marker = (!T::EFFECTS.read_only).then(|| Marker {
-        snapshots,
-        worktree: info.worktree.clone(),
-        max_bytes: config.snapshot.max_bytes(),
+    // Only tools that may change files need an undo point before they run, and only for the
+    // calls that may (a read-only `bash` command needs none).
+    let marker = (!T::EFFECTS.read_only).then(|| {
+        let marker = Marker {
+            snapshots,
+            worktree: info.worktree.clone(),
+            max_bytes: config.snapshot.max_bytes(),
+        };
+        (marker, changes_files::<T> as fn(&T::Params) -> bool)
     });
     let tool = Arc::new(T::init(deps));
     let description = tool.description();
@@ -140,18 +145,33 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
         description,
         schema: Arc::new(wire_schema::<T::Params>()),
         effects: T::EFFECTS,
+        effects_of: Some(effects_of::<T>),
         for_rules: Some(for_rules),
         service,
     })
 }
 
+/// Whether a call with `params` may change files (so it needs an undo point).
+fn changes_files<T: Tool>(params: &T::Params) -> bool {
+    !T::effects_for(params).read_only
+}
+
+/// The effects of a call given its raw arguments: [`Tool::effects_for`] of the decoded
+/// parameters, or the tool's declared effects when they do not decode (the call will fail).
+fn effects_of<T: Tool>(input: &Value) -> Effects {
+    match T::Params::deserialize(input) {
+        Ok(params) => T::effects_for(&params),
+        Err(_) => T::EFFECTS,
+    }
+}
+
 /// The standard wrapper, outermost first: span, decoding into `P`, the undo point (when a
-/// marker is given), cancellation, truncation, the diff budget.
+/// marker is given and the call may change files), cancellation, truncation, the diff budget.
 pub(super) fn layered<P, S>(
     id: &'static str,
     truncate: Truncate,
     limits: &ToolOutput,
-    (marker, budget): (Option<Marker>, DiffBudgetLayer),
+    (marker, budget): (Undoable<P>, DiffBudgetLayer),
     inner: S,
 ) -> BoxCloneSyncService<ToolCall, ToolResult, ToolError>
 where
@@ -166,7 +186,7 @@ where
     let service = ServiceBuilder::new()
         .layer(TraceLayer::new(id))
         .layer(DecodeLayer::<P>::new(id))
-        .layer(SnapshotLayer::new(marker))
+        .layer(SnapshotLayer::<P>::new(marker))
         .layer(CancelLayer::new(GRACE))
         .layer(TruncateLayer::new(
             truncate,
@@ -189,7 +209,10 @@ pub struct ErasedTool {
     pub visibility: Visibility,
     pub description: String,
     pub schema: Arc<Value>,
+    /// The declared effects ([`Tool::EFFECTS`]); a call's own are [`Self::effects_for`].
     pub effects: Effects,
+    /// The per-call effects of a built-in tool; `None` for run-time tools.
+    pub(super) effects_of: Option<fn(&Value) -> Effects>,
     pub(super) for_rules: Option<DescribeFor>,
     pub(super) service: BoxCloneSyncService<ToolCall, ToolResult, ToolError>,
 }
@@ -209,6 +232,15 @@ impl ErasedTool {
             tool.description = text;
         }
         tool
+    }
+
+    /// The effects of a call with arguments `input` ([`Tool::effects_for`]): what the loop
+    /// decides parallelism from.
+    pub fn effects_for(&self, input: &Value) -> Effects {
+        match self.effects_of {
+            Some(of) => of(input),
+            None => self.effects,
+        }
     }
 
     /// Runs one call through tracing, decoding, the tool and truncation.

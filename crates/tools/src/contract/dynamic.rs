@@ -53,6 +53,7 @@ impl ErasedTool {
             description: tool.description,
             schema: Arc::new(tool.schema),
             effects: tool.effects,
+            effects_of: None,
             for_rules: None,
             // MCP servers change files out of our sight: no undo point, no diff budget.
             service: layered::<Value, _>(

@@ -1,4 +1,7 @@
-//! What a tool does to the world, as data the registry and the loop decide from.
+//! What a tool does to the world, as data the registry and the loop decide from. A tool
+//! declares its effects once (`Tool::EFFECTS`, what the surface and plan mode read) and may
+//! narrow them per call (`Tool::effects_for`, what the loop's parallelism and the snapshot layer
+//! read).
 
 /// A tool's effects (spec §0.7). The loop runs `concurrency_safe` calls in parallel; plan mode
 /// hides `destructive` tools; `open_world` tools reach outside the project.

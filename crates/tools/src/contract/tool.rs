@@ -34,6 +34,15 @@ pub trait Tool: Send + Sync + Sized + 'static {
 
     fn init(deps: Self::Deps) -> Self;
 
+    /// The effects of one call with these parameters; by default the tool's [`EFFECTS`]. A
+    /// tool whose effects depend on its input (`bash` running a read-only command) narrows
+    /// them here; the loop and the snapshot layer ask this, the surface reads `EFFECTS`.
+    ///
+    /// [`EFFECTS`]: Self::EFFECTS
+    fn effects_for(_params: &Self::Params) -> Effects {
+        Self::EFFECTS
+    }
+
     /// The model-facing description (may depend on the resolved services, e.g. the shell).
     fn description(&self) -> String;
 

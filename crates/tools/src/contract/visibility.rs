@@ -16,6 +16,9 @@ pub enum Visibility {
     Flag(Flag),
     /// Only while the named backend is configured (e.g. a search endpoint for `websearch`).
     Backend(&'static str),
+    /// Only on the edit-tool surface (the models that get `edit`, not `apply_patch`), and only
+    /// while the named switch of config `tool_surface` is on (`transaction`).
+    EditSurfaceSwitch(&'static str),
     /// Registered (callable, e.g. as the target of a repaired call) but never advertised.
     Never,
 }

@@ -8,9 +8,9 @@ use strata_services::bus::WatchKind;
 
 use strata_services::fs::{FileKind, Metadata};
 
-use super::replace::{detect_crlf, normalize_to, replace};
+use super::replace::edit_text;
 use crate::common::approval::{Approval, Plan};
-use crate::common::bom::{BOM, split_bom, with_bom};
+use crate::common::bom::BOM;
 use crate::common::filewrite::{Target, Writer, WriterDeps};
 use crate::contract::{Ask, Effects, Tool, ToolCx, ToolError, ToolResult, Visibility};
 use crate::diff::{line_counts, unified_diff};
@@ -185,13 +185,13 @@ impl Edit {
             self.w.check_fresh(cx, path).await?;
         }
         let text = self.w.read_text(path).await?;
-        let (had_bom, body) = split_bom(&text);
-        let crlf = detect_crlf(body);
-        let old = normalize_to(&p.old_string, crlf);
-        let new = normalize_to(&p.new_string, crlf);
-        let (new_bom, new) = split_bom(&new);
-        let next = replace(body, &old, new, p.replace_all.unwrap_or(false))
-            .map_err(|e| ToolError::model(format!("{e} (file: {})", path.display())))?;
-        Ok((text, with_bom(had_bom || new_bom, &next), WatchKind::Change))
+        let next = edit_text(
+            &text,
+            &p.old_string,
+            &p.new_string,
+            p.replace_all.unwrap_or(false),
+        )
+        .map_err(|e| ToolError::model(format!("{e} (file: {})", path.display())))?;
+        Ok((text, next, WatchKind::Change))
     }
 }

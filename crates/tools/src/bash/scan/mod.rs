@@ -2,9 +2,15 @@
 //! permission must allow and which outside directories the `external_directory` permission must
 //! cover, all found by parsing the command with tree-sitter before anything runs.
 //!
+//! It also tells whether a command line is provably read-only ([`is_read_only`], spec §7.5),
+//! which lets such a `bash` call run beside other safe calls without an undo point.
+//!
 //! Pure: the file system is consulted only through [`ProjectView`], which the caller implements.
 
 mod path;
+mod readonly;
+#[cfg(test)]
+mod readonly_tests;
 #[cfg(all(test, unix))]
 mod tests;
 
@@ -17,6 +23,7 @@ use tree_sitter::{Node, Parser, Tree};
 
 use super::arity::arity_prefix;
 pub use path::external_globs;
+pub use readonly::is_read_only;
 
 /// What the scan needs to know about the project and the machine.
 pub trait ProjectView {

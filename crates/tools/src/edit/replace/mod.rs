@@ -102,6 +102,24 @@ fn disproportionate(old: &str, candidate: &str) -> bool {
     candidate.trim().chars().count() > (old_len + 500).max(4 * old_len)
 }
 
+/// One edit of a whole file's text (spec §3.1 step 6): the byte-order mark is set aside (and
+/// kept, or added when `new` starts with one), `old` and `new` follow the file's line endings,
+/// then [`replace`]. Shared by `edit` and `transaction`.
+pub fn edit_text(
+    text: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<String, ReplaceError> {
+    let (had_bom, body) = split_bom(text);
+    let crlf = detect_crlf(body);
+    let old = normalize_to(old, crlf);
+    let new = normalize_to(new, crlf);
+    let (new_bom, new) = split_bom(&new);
+    let next = replace(body, &old, new, replace_all)?;
+    Ok(crate::common::bom::with_bom(had_bom || new_bom, &next))
+}
+
 /// Whether a file uses CRLF line endings: it contains `\r\n` anywhere.
 pub fn detect_crlf(text: &str) -> bool {
     text.contains("\r\n")

@@ -7,19 +7,6 @@ use super::replacers::{
 use super::*;
 use proptest::prelude::*;
 
-/// What the edit tool does in §3.1 step 6: split the BOM, follow the file's line ending.
-fn edit_text(file: &str, old: &str, new: &str, all: bool) -> Result<String, ReplaceError> {
-    let (bom, body) = split_bom(file);
-    let crlf = detect_crlf(body);
-    let next = replace(
-        body,
-        &normalize_to(old, crlf),
-        &normalize_to(new, crlf),
-        all,
-    )?;
-    Ok(crate::common::bom::with_bom(bom, &next))
-}
-
 #[test]
 fn exact_replacement() {
     let out = replace("old content here", "old content", "new content", false).unwrap();

@@ -3,8 +3,7 @@ use std::path::PathBuf;
 use strata_services::snapshot::Snapshots;
 use tower_service::Service;
 
-use crate::contract::{ToolError, ToolResult};
-use crate::layers::CallCx;
+use crate::contract::{Decoded, ToolError, ToolResult};
 
 /// Where to capture: the Snapshots service, the instance's worktree and the store's budget.
 #[derive(Debug, Clone)]
@@ -15,32 +14,48 @@ pub struct Marker {
     pub max_bytes: u64,
 }
 
+/// Where an undo point goes, and from a call's parameters whether the call may change files;
+/// `None` for a read-only tool.
+pub type Undoable<P> = Option<(Marker, fn(&P) -> bool)>;
+
 /// See [`SnapshotLayer`](super::SnapshotLayer).
-#[derive(Debug, Clone)]
-pub struct MarkSnapshot<S> {
+#[derive(Debug)]
+pub struct MarkSnapshot<S, P> {
     inner: S,
-    marker: Option<Marker>,
+    marker: Undoable<P>,
 }
 
-impl<S> MarkSnapshot<S> {
-    pub fn new(inner: S, marker: Option<Marker>) -> Self {
+impl<S: Clone, P> Clone for MarkSnapshot<S, P> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            marker: self.marker.clone(),
+        }
+    }
+}
+
+impl<S, P> MarkSnapshot<S, P> {
+    pub fn new(inner: S, marker: Undoable<P>) -> Self {
         Self { inner, marker }
     }
 }
 
-impl<S, R> Service<R> for MarkSnapshot<S>
+impl<S, P> Service<Decoded<P>> for MarkSnapshot<S, P>
 where
-    S: Service<R, Response = ToolResult, Error = ToolError> + Clone + Send + 'static,
+    S: Service<Decoded<P>, Response = ToolResult, Error = ToolError> + Clone + Send + 'static,
     S::Future: Send + 'static,
-    R: CallCx + Send + 'static,
+    P: Send + 'static,
 {
     crate::layers::tool_result_service!();
 
-    fn call(&mut self, req: R) -> Self::Future {
+    fn call(&mut self, req: Decoded<P>) -> Self::Future {
         let marker = self
             .marker
-            .clone()
-            .filter(|m| m.snapshots.enabled() && !req.cx().message_id.is_empty());
+            .as_ref()
+            .filter(|(m, writes)| {
+                m.snapshots.enabled() && !req.cx.message_id.is_empty() && writes(&req.params)
+            })
+            .map(|(m, _)| m.clone());
         let Some(marker) = marker else {
             return Box::pin(self.inner.call(req));
         };
@@ -48,7 +63,7 @@ where
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Box::pin(async move {
-            let (session, message) = (req.cx().session_id.clone(), req.cx().message_id.clone());
+            let (session, message) = (req.cx.session_id.clone(), req.cx.message_id.clone());
             match marker
                 .snapshots
                 .mark(&marker.worktree, &session, &message)
