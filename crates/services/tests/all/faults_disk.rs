@@ -1,7 +1,7 @@
 //! Faults of the machine under the file services: a full disk fails an atomic write and a
 //! snapshot with an error naming the file and the cause, leaving what was there intact; and a
 //! process killed with SIGKILL in the middle of atomic writes leaves each file with its old or
-//! its new content, never a mix.
+//! its new content, never a mix, and the next write removes the temp files it left.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -153,4 +153,24 @@ fn kill_9_during_atomic_writes_leaves_old_or_new_content() {
             "kill {k}: the file mixes two writes"
         );
     }
+    // What the killed writes left beside the file, once old enough, goes with the next write.
+    let old = std::time::SystemTime::now() - Duration::from_secs(120);
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "tmp") {
+            let f = std::fs::File::options().write(true).open(&path).unwrap();
+            f.set_modified(old).unwrap();
+        }
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(FsUtil::live().write_atomic(&target, b"after the kills"))
+        .unwrap();
+    let temps: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(temps.is_empty(), "left over: {temps:?}");
 }
