@@ -234,7 +234,8 @@ pub(super) fn help(frame: &mut Frame<'_>, server: &[CommandInfo]) {
         let name = format!("/{} {}", c.name, c.hints.join(" "));
         let help = c.description.clone().unwrap_or_else(|| "MCP prompt".into());
         Line::from(vec![
-            Span::styled(format!(" {:<32}", name.trim_end()), theme::accent()),
+            // At least one space before the help, however long the usage.
+            Span::styled(format!(" {:<31} ", name.trim_end()), theme::accent()),
             Span::raw(help),
         ])
     }));

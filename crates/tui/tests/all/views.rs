@@ -54,24 +54,6 @@ fn empty_session() {
 }
 
 #[test]
-fn help_lists_the_servers_mcp_prompts_with_their_arguments() {
-    let mut boot = boot();
-    boot.commands = vec![strata_tui::model::CommandInfo {
-        name: "everything:args-prompt".into(),
-        description: Some("A prompt with arguments".into()),
-        source: "mcp".into(),
-        template: String::new(),
-        hints: vec!["city".into(), "[state]".into()],
-    }];
-    let mut app = App::new(boot);
-    for c in "/help".chars() {
-        app.on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
-    }
-    app.on_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
-    check("help_mcp_prompts", app);
-}
-
-#[test]
 fn the_status_bar_shows_the_sessions_sandbox_mode() {
     let mut app = app_with(vec![]);
     let mut view_state = ViewState::default();
