@@ -257,10 +257,14 @@ async fn connect_mcp(entry: &InstanceEntry, servers: &[McpServer]) {
     }
 }
 
-/// Tells the editor which commands (skills) the session has; sent after the session's answer,
-/// so the editor knows the session it is about.
+/// Tells the editor which commands (skills, MCP prompts) the session has; sent after the
+/// session's answer, so the editor knows the session it is about.
 fn announce_commands(cx: &ConnectionTo<Client>, sid: &str, entry: &InstanceEntry) {
-    let commands = modes::commands(&entry.services.skills);
+    let prompts = match entry.instance.get::<Mcp>() {
+        Ok(mcp) => mcp.prompts(),
+        Err(_) => Vec::new(),
+    };
+    let commands = modes::commands(&entry.services.skills, &prompts);
     let update = SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands));
     send(cx, sid, update);
 }

@@ -16,6 +16,7 @@ use strata_agent::session::RunOutcome;
 use strata_protocol::wire::{PromptBody, PromptPart, ServerEvent};
 use strata_server::core::turns::TurnEnd;
 use strata_server::core::{EventFilter, Frame, InstanceEntry, Subscription};
+use strata_services::mcp::{Mcp, PromptError, prompt_text};
 use tokio_util::sync::CancellationToken;
 
 use crate::asks;
@@ -36,7 +37,11 @@ pub(crate) async fn run(
     let session = acp.session(&sid)?;
     let entry = acp.core.session_instance(&sid).await.map_err(rpc_error)?;
     let skills = &entry.services.skills;
-    let text = modes::expand(&prompt::text(&req.prompt), |n| skills.get(n).is_some());
+    let text = prompt::text(&req.prompt);
+    let text = match expand_prompt(&entry, &text).await? {
+        Some(expanded) => expanded,
+        None => modes::expand(&text, |n| skills.get(n).is_some()),
+    };
     if text.trim().is_empty() {
         return Err(agent_client_protocol::Error::new(
             ErrorCode::INVALID_PARAMS,
@@ -72,6 +77,35 @@ pub(crate) async fn run(
         return Ok(PromptResponse::new(StopReason::Cancelled));
     }
     stop_reason(end.map_err(rpc_error)?.outcome)
+}
+
+/// The text of a turn started with `/server:prompt words…`: the MCP prompt rendered with its
+/// arguments; `None` when the text names no MCP prompt. Words that do not fit the prompt are
+/// the editor's error, naming what is missing.
+async fn expand_prompt(
+    entry: &InstanceEntry,
+    text: &str,
+) -> Result<Option<String>, agent_client_protocol::Error> {
+    let Ok(mcp) = entry.instance.get::<Mcp>() else {
+        return Ok(None);
+    };
+    let prompts = mcp.prompts();
+    let Some((command, args)) = modes::prompt_command(text, &prompts) else {
+        return Ok(None);
+    };
+    let invalid = |e: String| agent_client_protocol::Error::new(ErrorCode::INVALID_PARAMS, e);
+    let words = prompt_text::split_words(args).map_err(|e| invalid(format!("prompt: {e}")))?;
+    match mcp
+        .expand_prompt(command, &words, &CancellationToken::new())
+        .await
+    {
+        Ok(text) => Ok(Some(text)),
+        Err(PromptError::Mcp(e)) => Err(agent_client_protocol::Error::new(
+            ErrorCode::INTERNAL_ERROR,
+            e.to_string(),
+        )),
+        Err(e) => Err(invalid(format!("prompt: {e}"))),
+    }
 }
 
 fn stop_reason(outcome: RunOutcome) -> Result<PromptResponse, agent_client_protocol::Error> {

@@ -117,8 +117,12 @@ pub(crate) struct RunArgs {
     /// the config's `sandbox.mode`, else workspace-write).
     #[arg(long, value_name = "MODE", value_parser = SANDBOX_MODES)]
     pub sandbox: Option<String>,
-    /// The message.
-    #[arg(required = true)]
+    /// Run an MCP prompt as the message: `server:prompt`. The words after the options fill
+    /// the prompt's arguments, in order or as `name=value`.
+    #[arg(long, value_name = "SERVER:PROMPT", conflicts_with = "attach")]
+    pub command: Option<String>,
+    /// The message (with `--command`: the prompt's arguments).
+    #[arg(required_unless_present = "command")]
     pub message: Vec<String>,
 }
 

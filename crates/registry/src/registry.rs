@@ -7,7 +7,7 @@ use strata_graph::{
 };
 use strata_services::config::{Config, ConfigData};
 use strata_services::flags::RuntimeFlags;
-use strata_services::mcp::Mcp;
+use strata_services::mcp::{MCP_RESOURCES, Mcp};
 use strata_services::truncate::Truncate;
 use strata_tools::{ErasedTool, ToolDef};
 
@@ -115,13 +115,21 @@ impl ToolRegistry {
     }
 
     /// The backends these tools need that `config` or the environment (`flags`) configures
-    /// (for [`SurfaceSpec::backends`]).
+    /// (for [`SurfaceSpec::backends`]), and `mcp_resources` while a connected MCP server
+    /// offers resources (the resource tools are shown then).
     pub fn configured_backends(
         &self,
         config: &ConfigData,
         flags: &RuntimeFlags,
     ) -> Vec<&'static str> {
-        configured_backends(&self.tools, config, flags)
+        let mut backends = configured_backends(&self.tools, config, flags);
+        backends.retain(|b| *b != MCP_RESOURCES);
+        if let Some(mcp) = &self.mcp
+            && !mcp.mcp.resource_servers().is_empty()
+        {
+            backends.push(MCP_RESOURCES);
+        }
+        backends
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 use strata_protocol::wire::{
-    PermissionReplyBody, PromptBody, SessionCreateBody, SessionInfo, Todo,
+    CommandBody, CommandInfo, PermissionReplyBody, PromptBody, SessionCreateBody, SessionInfo, Todo,
 };
 use tokio::sync::mpsc;
 
@@ -24,7 +24,8 @@ const QUEUE: usize = 1024;
 const PAUSE: Duration = Duration::from_millis(20);
 const MAX_PAUSE: Duration = Duration::from_secs(2);
 
-/// What a UI reads once at start: `GET /agent`, `GET /config/providers` and `GET /config`.
+/// What a UI reads once at start: `GET /agent`, `GET /config/providers`, `GET /config` and
+/// `GET /command`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Catalog {
     /// The agents, as `GET /agent` lists them.
@@ -33,6 +34,8 @@ pub struct Catalog {
     pub providers: Value,
     /// The merged config (an object).
     pub config: Value,
+    /// The commands (the MCP servers' prompts).
+    pub commands: Vec<CommandInfo>,
 }
 
 /// One item of the in-process event stream.
@@ -83,6 +86,7 @@ impl Local {
             agents: catalog::agents(&entry),
             providers,
             config,
+            commands: crate::core::commands::list(&entry),
         })
     }
 
@@ -111,6 +115,11 @@ impl Local {
     /// Queues a turn and returns once it is accepted (`prompt_async`); the turn runs on.
     pub async fn prompt(&self, id: &str, body: PromptBody) -> Result<(), CoreError> {
         self.core.prompt(id, body).await.map(drop)
+    }
+
+    /// Runs a command (an MCP prompt) as the session's next turn; returns once it is queued.
+    pub async fn command(&self, id: &str, body: CommandBody) -> Result<(), CoreError> {
+        self.core.command(id, body).await.map(drop)
     }
 
     /// Cancels the session's running turn; `false` when nothing was running.

@@ -14,10 +14,12 @@ pub mod glob;
 pub mod grep;
 pub mod invalid;
 pub mod layers;
+pub mod list_mcp_resources;
 pub mod lsp;
 pub mod plan_exit;
 pub mod question;
 pub mod read;
+pub mod read_mcp_resource;
 pub mod skill;
 pub mod task;
 pub mod todowrite;
@@ -52,5 +54,7 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<apply_patch::ApplyPatch>(),
         ToolDef::of::<lsp::LspTool>(),
         ToolDef::of::<plan_exit::PlanExit>(),
+        ToolDef::of::<list_mcp_resources::ListMcpResources>(),
+        ToolDef::of::<read_mcp_resource::ReadMcpResource>(),
     ]
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use strata_protocol::event::SessionStatus;
 use strata_protocol::message::MessageTime;
 use strata_protocol::part::TextPart;
+pub use strata_protocol::wire::CommandInfo;
 use strata_protocol::wire::{MessageEntry, MessageView, PartView};
 use strata_protocol::{ErrorInfo, PartData, Tokens, ToolPart};
 
@@ -209,6 +210,8 @@ pub struct Bootstrap {
     pub models: Vec<ModelChoice>,
     pub model: Option<ModelChoice>,
     pub sessions: Vec<SessionInfo>,
+    /// The commands the server offers (`GET /command`: the MCP servers' prompts).
+    pub commands: Vec<CommandInfo>,
 }
 
 /// A session as re-fetched after a gap or on open.

@@ -17,6 +17,7 @@ use crate::client::{Client, ClientError, ClientEvent, Prompt};
 use crate::model::Snapshot;
 use crate::terminal::TerminalGuard;
 use crate::view::{self, ViewState};
+use strata_protocol::wire::CommandBody;
 
 /// The shortest time between two frames (~60 per second).
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -278,6 +279,26 @@ async fn execute(
             let prompt = Prompt { text, agent, model };
             done(send_prompt(client, tx, session_id, prompt).await)
         }
+        Action::Command {
+            session_id,
+            name,
+            arguments,
+            agent,
+            model,
+        } => {
+            let body = CommandBody {
+                command: name,
+                arguments,
+                agent: Some(agent.clone()).filter(|a| !a.is_empty()),
+                model: model.map(|m| m.label()),
+                variant: None,
+            };
+            let run = async {
+                let id = open_session(client, tx, session_id, &agent).await?;
+                client.command(&id, body).await
+            };
+            done(run.await)
+        }
         Action::Abort(id) => done(client.abort(&id).await),
         Action::ReplyPermission {
             request_id,
@@ -322,19 +343,27 @@ async fn send_prompt(
     session_id: Option<String>,
     prompt: Prompt,
 ) -> crate::client::Result<()> {
-    let id = match session_id {
-        Some(id) => id,
-        None => {
-            let session = client.create_session(&prompt.agent).await?;
-            let id = session.id.clone();
-            let _ = tx.send(Reply::Snapshot(Box::new(Snapshot {
-                session,
-                ..Default::default()
-            })));
-            id
-        }
-    };
+    let id = open_session(client, tx, session_id, &prompt.agent).await?;
     client.prompt(&id, prompt).await
+}
+
+/// `session_id`, or a new session, opened before its first event can arrive for it.
+async fn open_session(
+    client: &dyn Client,
+    tx: &mpsc::UnboundedSender<Reply>,
+    session_id: Option<String>,
+    agent: &str,
+) -> crate::client::Result<String> {
+    if let Some(id) = session_id {
+        return Ok(id);
+    }
+    let session = client.create_session(agent).await?;
+    let id = session.id.clone();
+    let _ = tx.send(Reply::Snapshot(Box::new(Snapshot {
+        session,
+        ..Default::default()
+    })));
+    Ok(id)
 }
 
 /// The session as it is after an undo or redo.

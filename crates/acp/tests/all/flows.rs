@@ -332,3 +332,64 @@ async fn a_subagents_ask_reaches_the_editor_on_the_parents_session() {
     assert_eq!(log.said(), "The child is done.");
     assert_eq!(p.model.route_remaining("CHILD-JOB"), 0);
 }
+
+#[tokio::test]
+async fn the_mcp_prompts_are_commands_and_a_slash_prompt_runs_one() {
+    strata_testkit::require_external!(
+        "mcp-server-everything",
+        "npm install -g @modelcontextprotocol/server-everything"
+    );
+    let config = json!({"mcp": {"everything": {"type": "local",
+        "command": ["mcp-server-everything"]}}});
+    let p = project(vec![Turn::text("Sunny.")], config, &[]).await;
+    let dir = p.dir.clone();
+    let log = Log::default();
+    let seen = log.clone();
+    let (answer, refused) = with_client(&p.core, None, log.clone(), async move |cx| {
+        let sid = new_session(&cx, &dir).await;
+        poll_with_timeout("the commands", TURN, || async {
+            (!of_kind(&seen.updates(), "available_commands_update").is_empty()).then_some(())
+        })
+        .await;
+        let refused = cx
+            .send_request(PromptRequest::new(
+                sid.clone(),
+                vec!["/everything:args-prompt".into()],
+            ))
+            .block_task()
+            .await
+            .unwrap_err();
+        let answer = prompt(&cx, &sid, "/everything:args-prompt Paris state=TX").await;
+        (answer, refused)
+    })
+    .await;
+    let updates = log.updates();
+    let commands = &of_kind(&updates, "available_commands_update")[0]["availableCommands"];
+    let args = commands
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "everything:args-prompt")
+        .unwrap_or_else(|| panic!("no args-prompt in {commands}"));
+    assert_eq!(args["input"]["hint"], "city [state]");
+    assert!(
+        commands
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["name"] == "everything:simple-prompt" && c.get("input").is_none()),
+        "{commands}"
+    );
+    assert!(
+        refused.message.contains("`city`"),
+        "the missing argument is named: {refused:?}"
+    );
+    assert_eq!(answer.stop_reason, StopReason::EndTurn);
+    let sent = p.model.requests()[0]["messages"].to_string();
+    assert!(sent.contains("What's weather in Paris, TX?"), "{sent}");
+    assert_eq!(
+        p.model.remaining(),
+        0,
+        "the refused prompt reached no model"
+    );
+}

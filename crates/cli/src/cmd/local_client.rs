@@ -8,7 +8,7 @@
 //! (The integration tests include this file as a module, so it names only other crates.)
 
 use async_trait::async_trait;
-use strata_protocol::wire::{PermissionReply, PermissionReplyBody, SessionCreateBody};
+use strata_protocol::wire::{CommandBody, PermissionReply, PermissionReplyBody, SessionCreateBody};
 use strata_server::core::CoreError;
 use strata_server::local::{Local, LocalEvent};
 use strata_tui::client::{Client, ClientError, ClientEvent, Prompt, Result, read};
@@ -39,12 +39,14 @@ impl Client for LocalClient {
         let catalog = self.local.catalog().await.map_err(failed(what))?;
         // The list is a convenience, as over HTTP.
         let sessions = self.sessions().await.unwrap_or_default();
-        read::bootstrap(
+        let mut boot = read::bootstrap(
             catalog.agents,
             &catalog.providers,
             &catalog.config,
             sessions,
-        )
+        )?;
+        boot.commands = catalog.commands;
+        Ok(boot)
     }
 
     async fn sessions(&self) -> Result<Vec<SessionInfo>> {
@@ -76,6 +78,13 @@ impl Client for LocalClient {
             .prompt(session_id, prompt.body())
             .await
             .map_err(failed(format!("prompting session {session_id}")))
+    }
+
+    async fn command(&self, session_id: &str, command: CommandBody) -> Result<()> {
+        self.local
+            .command(session_id, command)
+            .await
+            .map_err(failed(format!("running a command in session {session_id}")))
     }
 
     async fn abort(&self, session_id: &str) -> Result<()> {

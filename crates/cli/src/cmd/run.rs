@@ -10,7 +10,8 @@
 //! Ctrl-C, 143 by SIGTERM, 129 by SIGHUP. Questions are put to the user on a terminal with the
 //! default format, or to a program with `--format json --answers stdin` (asks are JSON lines on
 //! stdout, replies JSON lines on stdin); other runs deny the `question` permission, so the model
-//! is not offered the tool.
+//! is not offered the tool. `--command server:prompt args…` runs an MCP prompt as the message
+//! (its arguments from the words, in order or as `name=value`).
 
 use strata_agent::session::{
     LoopServices, Model, RunOptions, RunOutcome, RunReport, Runner, SessionTarget, open_session,
@@ -18,6 +19,7 @@ use strata_agent::session::{
 };
 use strata_registry::rules::non_interactive_rules;
 use strata_registry::{AgentInfo, Instance, Runtime};
+use strata_services::mcp::{Mcp, PromptError};
 use strata_services::question::Question;
 use tokio_util::sync::CancellationToken;
 
@@ -33,7 +35,7 @@ const CANCELLED: u8 = 130;
 
 pub(super) async fn run(args: RunArgs) -> u8 {
     let message = args.message.join(" ");
-    if message.trim().is_empty() {
+    if args.command.is_none() && message.trim().is_empty() {
         eprintln!(
             "strata: the message is empty; say what the agent should do, e.g. `strata run \"fix the failing test\"`"
         );
@@ -97,12 +99,37 @@ impl Stop {
 }
 
 async fn run_in(instance: &Instance, args: &RunArgs, message: &str) -> u8 {
-    match prepare(instance, args) {
-        Ok(run) => drive(run, args, message).await,
+    let prepared = match prepare(instance, args) {
+        Ok(run) => run,
         Err(Stop(code, message)) => {
             eprintln!("{message}");
-            code
+            return code;
         }
+    };
+    let message = match &args.command {
+        None => message.to_string(),
+        Some(command) => match expand(instance, command, &args.message).await {
+            Ok(text) => text,
+            Err(Stop(code, message)) => {
+                eprintln!("{message}");
+                return code;
+            }
+        },
+    };
+    drive(prepared, args, &message).await
+}
+
+/// The text of `--command server:prompt words…`: the MCP prompt with its arguments filled
+/// from `words`. An unknown prompt or arguments that do not fit are usage errors.
+async fn expand(instance: &Instance, command: &str, words: &[String]) -> Result<String, Stop> {
+    let mcp = instance.get::<Mcp>().map_err(Stop::missing_service)?;
+    let cancel = CancellationToken::new();
+    match mcp.expand_prompt(command, words, &cancel).await {
+        Ok(text) => Ok(text),
+        Err(e @ (PromptError::Unknown { .. } | PromptError::Usage(_))) => {
+            Err(Stop::usage(format!("--command: {e}")))
+        }
+        Err(PromptError::Mcp(e)) => Err(Stop::failed(e)),
     }
 }
 

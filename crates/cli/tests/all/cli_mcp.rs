@@ -79,3 +79,61 @@ fn server_everything_tools_are_listed_and_called() {
     echo.expect_code(0);
     assert!(echo.stdout.contains("hi"), "{}", echo.stdout);
 }
+
+/// `strata run --command server:prompt args…`: the words fill the prompt's arguments (in order
+/// or as `name=value`), the scripted model receives the rendered prompt, and a missing
+/// required argument is a usage error naming it before any model is asked.
+#[test]
+fn run_command_runs_an_mcp_prompt_with_its_arguments() {
+    use crate::e2e_run_support::run;
+    use strata_testkit::model_server::{ModelServer, Turn};
+    strata_testkit::require_external!(
+        "mcp-server-everything",
+        "npm install -g @modelcontextprotocol/server-everything"
+    );
+    let p = Project::new();
+    p.file(
+        "strata.json",
+        r#"{"mcp": {"everything": {"type": "local", "command": ["mcp-server-everything"]}}}"#,
+    );
+    let server = ModelServer::start(vec![Turn::text("Sunny.")]);
+    let missing = run(
+        &p,
+        &server,
+        &["--command", "everything:args-prompt", "state=TX"],
+    );
+    missing.expect_code(2);
+    assert!(
+        missing
+            .stderr
+            .contains("`everything:args-prompt` needs the argument `city`"),
+        "{}",
+        missing.stderr
+    );
+    let unknown = run(&p, &server, &["--command", "everything:nope"]);
+    unknown.expect_code(2);
+    assert!(
+        unknown.stderr.contains("everything:args-prompt"),
+        "the known prompts are listed: {}",
+        unknown.stderr
+    );
+    assert!(server.requests().is_empty(), "no model was asked");
+
+    let ok = run(
+        &p,
+        &server,
+        &[
+            "--command",
+            "everything:args-prompt",
+            "New York",
+            "state=NY",
+        ],
+    );
+    ok.expect_code(0);
+    assert_eq!(ok.stdout, "Sunny.\n", "{ok:#?}");
+    let requests = server.requests();
+    assert_eq!(
+        requests[0]["messages"][1]["content"],
+        "What's weather in New York, NY?"
+    );
+}

@@ -7,6 +7,8 @@
 //! - [`view`]: sessions, messages and parts as the API shows them.
 //! - [`request`]: permission and question requests, todos, file diffs, and the bodies clients
 //!   post (prompts, replies, new sessions), plus the error body.
+//! - [`command`]: the commands a session can run (the MCP servers' prompts) and the body that
+//!   runs one.
 //! - [`credentials`]: the server's Basic-auth credentials from the environment, read one way
 //!   by the server and its clients.
 //!
@@ -16,6 +18,7 @@
 //! carry no cursor and no `seq`. Within one session, stored events have `seq` 1, 2, 3, … with
 //! no gaps, so a client that sees a jump knows it missed something and re-fetches the session.
 
+pub mod command;
 pub mod credentials;
 pub mod event;
 pub mod request;
@@ -24,6 +27,7 @@ pub mod view;
 #[cfg(test)]
 mod lenient_tests;
 
+pub use command::{CommandBody, CommandInfo};
 pub use credentials::ServerCredentials;
 pub use event::{Decoded, Envelope, GlobalEnvelope, ServerEvent};
 pub use request::{

@@ -14,6 +14,7 @@
 
 pub mod asks;
 pub mod catalog;
+pub mod commands;
 pub mod convert;
 mod error;
 mod fanout;

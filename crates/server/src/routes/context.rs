@@ -1,15 +1,17 @@
 //! What clients read at start-up: paths, config, agents, providers, VCS, MCP status, skills,
-//! and the lists Strata has nothing for yet (commands, language servers, formatters), answered
+//! commands (the MCP servers' prompts), and the lists Strata has nothing for yet (language
+//! servers, formatters), answered
 //! empty in opencode's shapes so its TUI bootstraps.
 
 use axum::Json;
 use axum::extract::State;
 use serde_json::{Value, json};
+use strata_protocol::wire::CommandInfo;
 use strata_services::config::redact_secrets;
 
 use super::Endpoint;
-use crate::core::catalog;
 use crate::core::convert::project_id;
+use crate::core::{catalog, commands};
 use crate::http::AppState;
 use crate::http::dir::Directory;
 use crate::http::error::ApiFailure;
@@ -35,7 +37,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             "The project's directories",
             directories,
         ),
-        Endpoint::get("/command", "Commands", empty_list),
+        Endpoint::get("/command", "Commands: the MCP servers' prompts", command)
+            .json::<Vec<CommandInfo>>(),
         Endpoint::get("/lsp", "Language servers", empty_list),
         Endpoint::get("/formatter", "Formatters", empty_list),
         Endpoint::get("/skill", "Skills", skill),
@@ -79,6 +82,13 @@ async fn tool_ids(
     Directory(dir): Directory,
 ) -> std::result::Result<Json<Vec<&'static str>>, ApiFailure> {
     Ok(Json(s.core.instance(&dir).await?.services.registry.ids()))
+}
+
+async fn command(
+    State(s): State<AppState>,
+    Directory(dir): Directory,
+) -> std::result::Result<Json<Vec<CommandInfo>>, ApiFailure> {
+    Ok(Json(commands::list(&*s.core.instance(&dir).await?)))
 }
 
 async fn path(State(s): State<AppState>, Directory(dir): Directory) -> Result {

@@ -1,12 +1,13 @@
 //! Messages: list, get one, prompt and wait for the turn (`POST /session/:id/message`),
-//! prompt without waiting (`prompt_async`, 204 at once), and run a command as the user's own
-//! `bash` call (`shell`, 409 while the session is busy).
+//! prompt without waiting (`prompt_async`, 204 at once), run a command (an MCP prompt, `command`)
+//! as a turn, and run a shell command as the user's own `bash` call (`shell`, 409 while the
+//! session is busy).
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
-use strata_protocol::wire::{ModelChoice, PromptBody};
+use strata_protocol::wire::{CommandBody, ModelChoice, PromptBody};
 
 use super::Endpoint;
 use crate::core::MessageEntry;
@@ -37,6 +38,13 @@ pub fn endpoints() -> Vec<Endpoint> {
             shell,
         )
         .body::<ShellBody>()
+        .json::<MessageEntry>(),
+        Endpoint::post(
+            "/session/{id}/command",
+            "Run a command (an MCP prompt) as the next turn and wait for it to end",
+            command,
+        )
+        .body::<CommandBody>()
         .json::<MessageEntry>(),
         Endpoint::post(
             "/session/{id}/prompt_async",
@@ -87,6 +95,16 @@ async fn prompt_async(
     // The turn runs on its own task; dropping the handle does not stop it.
     s.core.prompt(&id, body).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /session/:id/command`: the prompt rendered with the arguments, as a turn.
+async fn command(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Body(body): Body<CommandBody>,
+) -> Result<Json<MessageEntry>, ApiFailure> {
+    let turn = s.core.command(&id, body).await?;
+    Ok(Json(s.core.answer(turn).await?))
 }
 
 /// `POST /session/:id/shell`.

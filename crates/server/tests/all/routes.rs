@@ -368,3 +368,52 @@ async fn a_body_that_is_not_an_object_is_a_400() {
     }
     assert_eq!(s.get("/session").await.body.as_array().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn mcp_prompts_are_listed_as_commands_and_run_as_a_turn() {
+    let mcp = strata_testkit::mcp_server::serve_http_with_resources().await;
+    let s = server(vec![Turn::text("Hello, Ada.")])
+        .config(json!({"mcp": {"rich": {"type": "remote", "url": mcp.url("/mcp")}}}))
+        .start()
+        .await;
+    let listed = s.get("/command").await;
+    assert_eq!(listed.status, StatusCode::OK, "{listed:?}");
+    let all = listed.body.as_array().unwrap();
+    assert_eq!(all.len(), strata_testkit::mcp_server::PROMPTS, "{all:?}");
+    assert_eq!(
+        all[0],
+        json!({"name": "rich:greet", "description": "Greets someone.", "source": "mcp",
+            "template": "", "hints": ["name", "[mood]"]})
+    );
+    let id = s.session().await;
+    let path = format!("/session/{id}/command");
+    let missing = s
+        .post(
+            &path,
+            json!({"command": "rich:greet", "arguments": "mood=warmly"}),
+        )
+        .await;
+    assert_eq!(missing.status, StatusCode::BAD_REQUEST, "{missing:?}");
+    let why = missing.body["data"]["message"].as_str().unwrap();
+    assert!(
+        why.contains("`rich:greet` needs the argument `name`"),
+        "{why}"
+    );
+    let unknown = s.post(&path, json!({"command": "rich:nope"})).await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST, "{unknown:?}");
+    let ran = s
+        .post(
+            &path,
+            json!({"command": "rich:greet", "arguments": "Ada mood=warmly",
+            "model": "openai/scripted-model"}),
+        )
+        .await;
+    assert_eq!(ran.status, StatusCode::OK, "{ran:?}");
+    assert_eq!(
+        ran.body["parts"].as_array().unwrap().last().unwrap()["text"],
+        "Hello, Ada."
+    );
+    let sent = s.model.requests()[0]["messages"].to_string();
+    assert!(sent.contains("Greet Ada warmly."), "{sent}");
+    s.shutdown().await;
+}

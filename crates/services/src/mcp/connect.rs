@@ -14,6 +14,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::sync::{Mutex, mpsc};
 
+use super::prompts::PromptCache;
 use super::stdio::{self, Diagnostics};
 use crate::config::{McpServer, McpTransport};
 use crate::http::HttpClient;
@@ -40,6 +41,9 @@ pub struct ConnectEnv {
 pub(super) struct Handler {
     server: String,
     changed: mpsc::UnboundedSender<String>,
+    /// Filled again when the server says its prompts changed, within `limit`.
+    prompts: Arc<PromptCache>,
+    limit: Duration,
 }
 
 impl ClientHandler for Handler {
@@ -54,6 +58,12 @@ impl ClientHandler for Handler {
         // The receiver lives as long as the service; a closed one means shutting down.
         let _ = self.changed.send(self.server.clone());
     }
+
+    async fn on_prompt_list_changed(&self, cx: NotificationContext<RoleClient>) {
+        // Listed on its own task: this handler runs inside the connection's receive loop,
+        // which must go on to deliver the answer.
+        tokio::spawn(self.prompts.clone().refresh(cx.peer, self.limit));
+    }
 }
 
 /// A live connection. Dropping it kills a local server's process group.
@@ -63,6 +73,8 @@ pub(super) struct Connection {
     child: Mutex<Option<Child>>,
     pump: Option<tokio::task::AbortHandle>,
     pub(super) diag: Arc<Diagnostics>,
+    /// The server's prompts as last listed.
+    pub(super) prompts: Arc<PromptCache>,
 }
 
 impl Drop for Connection {
@@ -96,11 +108,14 @@ pub(super) async fn connect(
     server: &McpServer,
     env: &ConnectEnv,
 ) -> Result<(Connection, Vec<rmcp::model::Tool>), String> {
+    let limit = server.timeout;
+    let prompts = Arc::new(PromptCache::default());
     let handler = Handler {
         server: server.name.clone(),
         changed: env.changed.clone(),
+        prompts: prompts.clone(),
+        limit,
     };
-    let limit = server.timeout;
     let timed_out = || {
         format!(
             "it did not answer within {} ms (its `timeout`)",
@@ -130,6 +145,7 @@ pub(super) async fn connect(
                 child: Mutex::new(Some(child)),
                 pump: Some(pump),
                 diag: diag.clone(),
+                prompts: prompts.clone(),
             };
             (conn, diag)
         }
@@ -147,6 +163,7 @@ pub(super) async fn connect(
                 child: Mutex::new(None),
                 pump: None,
                 diag: Arc::default(),
+                prompts: prompts.clone(),
             };
             (conn, Arc::default())
         }
@@ -155,6 +172,7 @@ pub(super) async fn connect(
         .await
         .map_err(|_| with_stderr(timed_out(), &diag))?
         .map_err(|e| local_error(format!("`tools/list` failed: {e}"), &diag))?;
+    prompts.set(super::prompts::first_list(&conn.peer, limit).await);
     Ok((conn, tools))
 }
 

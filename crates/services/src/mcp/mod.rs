@@ -9,11 +9,16 @@
 //! - Calls honour the server's `call_timeout` and the call's cancellation. A server that stops
 //!   mid-call is marked failed; the instance goes on.
 //! - Local servers are children of the ChildProcessSpawner and stop with the instance.
+//! - Resources ([`resources`]) are listed and read on demand; prompts ([`prompts`]) are listed
+//!   at connect and again on `notifications/prompts/list_changed`.
 //!
 //! The registry (floor 4) turns [`McpTool`]s into tools behind the standard wrapper.
 
 mod call;
 mod connect;
+pub mod prompt_text;
+mod prompts;
+mod resources;
 mod stdio;
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -31,6 +36,11 @@ use crate::process::sandbox::Sandbox;
 pub use call::{McpError, McpOutput};
 pub use connect::ConnectEnv;
 use connect::Connection;
+pub use prompt_text::PromptUsage;
+pub use prompts::{McpPrompt, PromptArg, PromptError};
+pub use resources::{
+    MCP_RESOURCES, McpResource, McpResourceTemplate, ResourceBody, ResourceListing, ResourcePart,
+};
 pub use stdio::StdoutLines;
 
 /// One tool a connected server offers.

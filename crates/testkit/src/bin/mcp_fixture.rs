@@ -1,6 +1,6 @@
 //! `strata-mcp-fixture`: the testkit's scripted MCP server over stdio (see
 //! `strata_testkit::mcp_server`). `--garbage` prints a line that is not MCP first;
-//! `--silent` never answers anything.
+//! `--silent` never answers anything; `--resources` offers resources and prompts too.
 
 use rmcp::ServiceExt;
 use strata_testkit::mcp_server::FixtureMcp;
@@ -15,7 +15,12 @@ async fn main() {
         println!("Server started! Listening on stdio");
     }
     eprintln!("fixture: ready");
-    match FixtureMcp::default().serve(rmcp::transport::stdio()).await {
+    let fixture = if args.iter().any(|a| a == "--resources") {
+        FixtureMcp::with_resources()
+    } else {
+        FixtureMcp::default()
+    };
+    match fixture.serve(rmcp::transport::stdio()).await {
         Ok(running) => {
             let _ = running.waiting().await;
         }

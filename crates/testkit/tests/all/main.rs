@@ -10,3 +10,4 @@ mod code_mode;
 mod instance;
 mod lsp_service;
 mod mcp_client;
+mod mcp_resources;

@@ -62,13 +62,28 @@ impl App {
     /// Runs `cmd args` (the line after the slash).
     pub(super) fn command(&mut self, line: &str) -> Vec<Action> {
         let (cmd, arg) = line.split_once(' ').unwrap_or((line, ""));
-        match COMMANDS.iter().find(|c| c.name == cmd) {
-            Some(c) => (c.run)(self, arg.trim()),
-            None => {
-                self.status.notice = Some(format!("Unknown command /{cmd}; /help lists them"));
-                vec![]
-            }
+        if let Some(c) = COMMANDS.iter().find(|c| c.name == cmd) {
+            return (c.run)(self, arg.trim());
         }
+        if self.chooser.commands.iter().any(|c| c.name == cmd) {
+            return self.server_command(cmd, arg.trim());
+        }
+        self.status.notice = Some(format!("Unknown command /{cmd}; /help lists them"));
+        vec![]
+    }
+
+    /// `/server:prompt args`: the server fills the prompt's arguments from `args` and runs
+    /// it as the next turn; a usage error comes back as the request's failure.
+    fn server_command(&mut self, name: &str, arguments: &str) -> Vec<Action> {
+        self.state.error = None;
+        self.viewport.scroll = 0;
+        vec![Action::Command {
+            session_id: self.state.session_id().map(str::to_string),
+            name: name.to_string(),
+            arguments: arguments.to_string(),
+            agent: self.agent().to_string(),
+            model: self.chooser.model.clone(),
+        }]
     }
 }
 

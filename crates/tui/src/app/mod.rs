@@ -49,6 +49,15 @@ pub enum Action {
         message_id: String,
     },
     Unrevert(String),
+    /// Run a server command (an MCP prompt) with the text after its name; with no session
+    /// open, create one first and open it.
+    Command {
+        session_id: Option<String>,
+        name: String,
+        arguments: String,
+        agent: String,
+        model: Option<ModelChoice>,
+    },
     /// Write the open session as markdown to a file in the working directory.
     Export,
     Quit,
@@ -96,6 +105,7 @@ impl App {
                 agent: 0,
                 models: boot.models,
                 model: boot.model,
+                commands: boot.commands,
             },
             ..Default::default()
         };

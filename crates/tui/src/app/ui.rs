@@ -3,7 +3,7 @@
 //! arming, spinner). Plain values that [`App`](super::App)'s update code changes and the view
 //! reads.
 
-use crate::model::{ModelChoice, QuestionRequest};
+use crate::model::{CommandInfo, ModelChoice, QuestionRequest};
 
 /// A list to pick from (sessions, models, agents).
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +75,8 @@ pub struct Chooser {
     pub agent: usize,
     pub models: Vec<ModelChoice>,
     pub model: Option<ModelChoice>,
+    /// The server's commands (its MCP servers' prompts), run as `/name args`.
+    pub commands: Vec<CommandInfo>,
 }
 
 impl Chooser {

@@ -207,6 +207,7 @@ impl Client for DemoClient {
             models: vec![model.clone()],
             model: Some(model),
             sessions: vec![session()],
+            commands: vec![],
         })
     }
     async fn sessions(&self) -> Result<Vec<SessionInfo>> {
@@ -226,6 +227,12 @@ impl Client for DemoClient {
     async fn prompt(&self, _id: &str, prompt: Prompt) -> Result<()> {
         tokio::spawn(self.0.clone().turn(prompt.text));
         Ok(())
+    }
+    async fn command(&self, _id: &str, _c: strata_protocol::wire::CommandBody) -> Result<()> {
+        Err(strata_tui::client::ClientError::new(
+            "running a command",
+            "the demo has no commands",
+        ))
     }
     async fn abort(&self, _id: &str) -> Result<()> {
         Ok(())

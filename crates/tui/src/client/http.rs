@@ -12,7 +12,7 @@ use futures::StreamExt;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::Serialize;
 use serde_json::{Value, json};
-use strata_protocol::wire::{SessionCreateBody, SessionInfo};
+use strata_protocol::wire::{CommandBody, SessionCreateBody, SessionInfo};
 use tokio::sync::mpsc;
 
 use super::{Client, ClientError, ClientEvent, Prompt, Result, read};
@@ -193,9 +193,14 @@ impl Client for HttpClient {
             .get("GET /config/providers", "/config/providers")
             .await?;
         let config = self.get("GET /config", "/config").await?;
-        // The list is a convenience: a server without it still works.
+        // The lists are a convenience: a server without them still works.
         let sessions = self.sessions().await.unwrap_or_default();
-        read::bootstrap(agents, &providers, &config, sessions)
+        let mut boot = read::bootstrap(agents, &providers, &config, sessions)?;
+        let commands = self.get("GET /command", "/command").await;
+        boot.commands = commands
+            .and_then(|c| parse("GET /command", c))
+            .unwrap_or_default();
+        Ok(boot)
     }
 
     async fn sessions(&self) -> Result<Vec<SessionInfo>> {
@@ -236,6 +241,15 @@ impl Client for HttpClient {
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {
         let path = format!("/session/{session_id}/prompt_async");
         self.post(&format!("POST {path}"), &path, &prompt.body())
+            .await
+            .map(drop)
+    }
+
+    /// `POST /session/:id/command`, which answers when the turn has ended; the UI follows
+    /// the turn through its events meanwhile.
+    async fn command(&self, session_id: &str, command: CommandBody) -> Result<()> {
+        let path = format!("/session/{session_id}/command");
+        self.post(&format!("POST {path}"), &path, &command)
             .await
             .map(drop)
     }

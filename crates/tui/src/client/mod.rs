@@ -8,7 +8,7 @@ mod http;
 pub mod read;
 
 use async_trait::async_trait;
-use strata_protocol::wire::{PromptBody, PromptPart};
+use strata_protocol::wire::{CommandBody, PromptBody, PromptPart};
 use tokio::sync::mpsc;
 
 use crate::event::Envelope;
@@ -73,7 +73,7 @@ pub type Result<T> = std::result::Result<T, ClientError>;
 /// The server, as the UI sees it.
 #[async_trait]
 pub trait Client: Send + Sync + std::fmt::Debug {
-    /// Agents, models and recent sessions, fetched once at start.
+    /// Agents, models, recent sessions and commands, fetched once at start.
     async fn bootstrap(&self) -> Result<Bootstrap>;
     /// Top-level sessions, most recently updated first.
     async fn sessions(&self) -> Result<Vec<SessionInfo>>;
@@ -82,6 +82,8 @@ pub trait Client: Send + Sync + std::fmt::Debug {
     async fn snapshot(&self, session_id: &str) -> Result<Snapshot>;
     /// Starts a turn; returns once the server accepted it.
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()>;
+    /// Runs a command (an MCP prompt, `server:prompt`) as the session's next turn.
+    async fn command(&self, session_id: &str, command: CommandBody) -> Result<()>;
     async fn abort(&self, session_id: &str) -> Result<()>;
     async fn reply_permission(
         &self,

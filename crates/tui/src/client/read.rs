@@ -55,6 +55,7 @@ pub fn bootstrap(
         models,
         model,
         sessions,
+        commands: Vec::new(),
     })
 }
 

@@ -12,7 +12,7 @@ use super::highlight::diff_line;
 use super::theme;
 use super::wrap::wrap;
 use crate::app::{COMMANDS, PERMISSION_CHOICES, PermissionUi, Picker, QuestionUi};
-use crate::model::{PermissionRequest, QuestionRequest};
+use crate::model::{CommandInfo, PermissionRequest, QuestionRequest};
 
 /// Diff lines a permission dialog previews.
 const DIFF_PREVIEW: usize = 8;
@@ -199,8 +199,9 @@ pub(super) fn picker(frame: &mut Frame<'_>, p: &Picker) {
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-/// Draws the help window.
-pub(super) fn help(frame: &mut Frame<'_>) {
+/// Draws the help window: keys, the TUI's commands, then the server's (MCP prompts) with
+/// their arguments.
+pub(super) fn help(frame: &mut Frame<'_>, server: &[CommandInfo]) {
     let keys = [
         ("enter", "send"),
         ("shift+enter, alt+enter, ctrl+j", "new line"),
@@ -227,6 +228,15 @@ pub(super) fn help(frame: &mut Frame<'_>) {
         Line::from(vec![
             Span::styled(format!(" {name:<32}"), theme::accent()),
             Span::raw(c.help),
+        ])
+    }));
+    lines.extend(server.iter().map(|c| {
+        let name = format!("/{} {}", c.name, c.hints.join(" "));
+        let help = c.description.clone().unwrap_or_else(|| "MCP prompt".into());
+        Line::from(vec![
+            // At least one space before the help, however long the usage.
+            Span::styled(format!(" {:<31} ", name.trim_end()), theme::accent()),
+            Span::raw(help),
         ])
     }));
     let area = centered(frame.area(), lines.len() + 2);

@@ -114,7 +114,7 @@ pub fn draw(frame: &mut Frame<'_>, app: &App, view: &mut ViewState) {
     }
     frame.render_widget(Paragraph::new(status_line(app, width)), status);
     match &app.dialogs.overlay {
-        Some(Overlay::Help) => dialog::help(frame),
+        Some(Overlay::Help) => dialog::help(frame, &app.chooser.commands),
         Some(Overlay::Picker(p)) => dialog::picker(frame, p),
         None => {}
     }

@@ -132,6 +132,7 @@ pub(crate) fn boot() -> Bootstrap {
             model_id: "mock".into(),
         }),
         sessions: vec![info(SID, "Fix the greeting"), info("ses_0", "Older work")],
+        commands: vec![],
     }
 }
 

@@ -291,3 +291,48 @@ fn paste_keeps_newlines_and_ctrl_o_unfolds_tool_cards() {
     mods(&mut app, KeyCode::Char('o'), KeyModifiers::CONTROL);
     assert!(app.viewport.expanded);
 }
+
+/// The server's commands (its MCP prompts) from the bootstrap.
+fn with_mcp_prompts(mut app: App) -> App {
+    app.chooser.commands = vec![strata_tui::model::CommandInfo {
+        name: "everything:args-prompt".into(),
+        description: Some("A prompt with arguments".into()),
+        source: "mcp".into(),
+        template: String::new(),
+        hints: vec!["city".into(), "[state]".into()],
+    }];
+    app
+}
+
+#[test]
+fn a_slash_mcp_prompt_runs_the_servers_command_with_the_rest_of_the_line() {
+    let mut app = with_mcp_prompts(app_with(vec![]));
+    typed(&mut app, "/everything:args-prompt \"New York\" state=NY");
+    let sent = key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        sent,
+        vec![Action::Command {
+            session_id: Some(SID.into()),
+            name: "everything:args-prompt".into(),
+            arguments: "\"New York\" state=NY".into(),
+            agent: "build".into(),
+            model: Some(ModelChoice {
+                provider_id: "mock".into(),
+                model_id: "mock".into()
+            }),
+        }]
+    );
+    // Without a session the command asks for one; an unknown prompt is only a notice.
+    let mut fresh = with_mcp_prompts(App::new(boot()));
+    typed(&mut fresh, "/everything:args-prompt");
+    let Action::Command { session_id, .. } = &key(&mut fresh, KeyCode::Enter)[0] else {
+        panic!("no command")
+    };
+    assert_eq!(session_id, &None);
+    typed(&mut fresh, "/everything:nope x");
+    assert!(key(&mut fresh, KeyCode::Enter).is_empty());
+    assert_eq!(
+        fresh.status.notice.as_deref(),
+        Some("Unknown command /everything:nope; /help lists them")
+    );
+}
