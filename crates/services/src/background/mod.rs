@@ -333,7 +333,8 @@ fn read_from(shell: &Shell, filter: Option<&Regex>) -> Read {
     if status.ended() {
         state.told = true;
     }
-    let hint = hint_for(shell, status, &output.text);
+    // The refusal may have been read already; the last lines still hold it.
+    let hint = hint_for(shell, status, &state.log.last_lines(NOTICE_LINES));
     Read {
         status,
         output,
