@@ -2,6 +2,7 @@
 //!
 //! Each service is a trait behind a cheap-to-clone handle with a live implementation.
 
+pub mod background;
 pub mod bus;
 pub mod clock;
 pub mod config;

@@ -2,6 +2,7 @@
 
 use strata_graph::{BoxError, Graph, Node, Scope, Tier};
 
+use crate::background::BackgroundShells;
 use crate::bus::Bus;
 use crate::clock::Clock;
 use crate::config::Config;
@@ -54,6 +55,7 @@ pub fn production() -> Graph {
         .with(InstanceInfo::node())
         .with(Config::node())
         .with(Sandbox::node())
+        .with(BackgroundShells::node())
         .with(Permission::node())
         .with(Question::node())
         .with(FileTime::node())

@@ -6,6 +6,8 @@
 
 pub mod apply_patch;
 pub mod bash;
+pub mod bash_kill;
+pub mod bash_output;
 mod common;
 pub mod contract;
 pub mod diff;
@@ -40,6 +42,8 @@ pub fn builtin() -> Vec<ToolDef> {
         ToolDef::of::<invalid::Invalid>(),
         ToolDef::of::<question::QuestionTool>(),
         ToolDef::of::<bash::Bash>(),
+        ToolDef::of::<bash_output::BashOutput>(),
+        ToolDef::of::<bash_kill::BashKill>(),
         ToolDef::of::<read::Read>(),
         ToolDef::of::<glob::Glob>(),
         ToolDef::of::<grep::Grep>(),

@@ -13,6 +13,7 @@
 //! - [`record`]: persistence, one transaction and one numbered event per change;
 //! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
 //! - [`agent_mode`]: the plan file, plan-mode reminders and the switch to `build`;
+//! - [`background`]: the notice of a background shell that ended, for the next request;
 //! - [`compact`]: pruning and summarising a session that nears the model's context window;
 //! - [`small_model`]: the config's `small_model`, which writes the summaries when set;
 //! - [`totals`]: a session's summed tokens and cost;
@@ -28,6 +29,7 @@
 
 pub mod accumulate;
 pub mod agent_mode;
+pub mod background;
 pub mod compact;
 mod error;
 pub mod execute;

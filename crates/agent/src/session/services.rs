@@ -3,6 +3,7 @@
 
 use strata_graph::{Context, Deps, Missing, Requirement};
 use strata_registry::{Agents, ToolRegistry};
+use strata_services::background::BackgroundShells;
 use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
@@ -32,6 +33,9 @@ pub struct LoopServices {
     pub clock: Clock,
     /// The live runs, so `task` can start children from this one.
     pub runs: SubagentRuns,
+    /// The background shells, whose endings the next request is told of (absent in graphs
+    /// without them).
+    pub background: Option<BackgroundShells>,
 }
 
 /// The loop resolves its services as one declared set, so graph validation can name it.
@@ -59,6 +63,7 @@ impl Deps for LoopServices {
             clock,
             // Graphs without the registry cannot start subagents; a private one is harmless.
             runs: cx.get::<SubagentRuns>().unwrap_or_default(),
+            background: cx.get::<BackgroundShells>().ok(),
         })
     }
 }

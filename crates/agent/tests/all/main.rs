@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agents_plan;
+mod background_shells;
 mod bench_caching;
 mod diff_budget;
 mod loop_basics;

@@ -17,6 +17,7 @@ mod cli_tools;
 mod common;
 mod e2e_agents;
 mod e2e_attach;
+mod e2e_background;
 mod e2e_cache;
 mod e2e_config;
 mod e2e_crash;

@@ -13,6 +13,7 @@
 //! ```
 
 pub mod asks;
+pub mod background;
 pub mod catalog;
 pub mod commands;
 pub mod convert;

@@ -180,6 +180,7 @@ impl ServerCore {
         self.store()
             .delete_session(id)
             .map_err(|e| not_found(e, "session", id))?;
+        self.end_background(id, &row.directory).await;
         let entry = self.inner.instances.built(&row.directory);
         if let Some(sandbox) = entry.and_then(|e| e.instance.get::<Sandbox>().ok()) {
             sandbox.remove_session_temp(id);

@@ -3,6 +3,7 @@
 //! [`Endpoint`]s that carry the handler and what `/doc` says of it; [`router`] builds the
 //! routes from them and puts the [`http`](crate::http) layers around.
 
+pub mod background;
 pub mod context;
 pub mod doc;
 pub mod endpoint;
@@ -29,6 +30,7 @@ use crate::http::{AppState, BODY_LIMIT, HttpOptions, access, auth, cors, error};
 pub fn endpoints() -> Vec<Endpoint> {
     [
         session::endpoints(),
+        background::endpoints(),
         message::endpoints(),
         event::endpoints(),
         reply::endpoints(),

@@ -196,6 +196,24 @@ impl Child {
         Ok(outcome)
     }
 
+    /// Once [`Child::wait`] has returned: ends what is left of the group (descendants the
+    /// leader left running), SIGTERM then SIGKILL after the kill grace. The group id is
+    /// signalled only while a member lives, so a reused id is never hit.
+    pub async fn end_rest(&mut self) {
+        if self.outcome.is_none() || !self.group.alive() {
+            return;
+        }
+        self.group.signal(Signal::SIGTERM);
+        let deadline = deadline_after(self.kill_grace);
+        while self.group.alive() {
+            if Instant::now() >= deadline {
+                self.group.signal(Signal::SIGKILL);
+                return;
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
     /// SIGTERM to the group, SIGKILL once the grace has passed with members still alive,
     /// then reap the leader.
     async fn stop_group(&mut self) -> Result<(), ProcessError> {

@@ -1,6 +1,7 @@
 //! The `bash` tool.
 
 pub mod arity;
+pub(crate) mod background;
 mod capture;
 pub mod output;
 mod render;

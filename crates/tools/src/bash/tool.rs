@@ -8,6 +8,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use strata_services::background::BackgroundShells;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::fs::{FileKind, FsUtil, to_slash};
@@ -19,6 +20,7 @@ use strata_services::truncate::{Limits, Truncate};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::background;
 use super::capture::{Capture, Captured, Saved};
 use super::render::{Ending, model_output};
 use super::scan::{external_globs, is_read_only};
@@ -53,6 +55,10 @@ pub struct BashParams {
     /// Why the command must run outside the sandbox, shown to the user in the ask. Required
     /// when `escape_sandbox` is true.
     pub justification: Option<String>,
+    /// Start the command and return at once with a shell id and its first output, leaving it
+    /// running (a dev server, a watcher). Read its later output with `bash_output` and end it
+    /// with `bash_kill`; `timeout` does not apply.
+    pub run_in_background: Option<bool>,
     /// A short label for the command, shown as the call's title. Not advertised (spec §18 f);
     /// accepted because some models still send it.
     #[schemars(skip)]
@@ -73,6 +79,8 @@ pub struct Bash {
     scratch_dir: PathBuf,
     /// The instance's sandbox; commands run inside it when it is enforced.
     sandbox: Sandbox,
+    /// Where `run_in_background` commands live.
+    background: BackgroundShells,
 }
 
 impl Bash {
@@ -112,6 +120,7 @@ impl Tool for Bash {
         Config,
         RuntimeFlags,
         Sandbox,
+        BackgroundShells,
     );
 
     /// A command the scan proves read-only (spec §7.5) reads like `read` does: it may run
@@ -124,9 +133,10 @@ impl Tool for Bash {
         }
     }
 
-    fn init((info, fs, spawner, truncate, config, flags, sandbox): Self::Deps) -> Self {
+    fn init((info, fs, spawner, truncate, config, flags, sandbox, background): Self::Deps) -> Self {
         Bash {
             sandbox,
+            background,
             shell: Shell::detect(config.shell.as_deref(), &|p| fs.is_executable(p)),
             default_timeout_ms: flags.bash_default_timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
             scratch_dir: flags.temp_dir.join("strata"),
@@ -148,6 +158,7 @@ impl Tool for Bash {
             .replace("{timeout_ms}", &self.default_timeout_ms.to_string())
             .replace("{max_lines}", &self.limits.max_lines.to_string())
             .replace("{max_bytes}", &self.limits.max_bytes.to_string())
+            .replace("{max_background}", &self.background.max().to_string())
     }
 
     async fn execute(&self, p: BashParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
@@ -225,6 +236,12 @@ impl Bash {
         }
 
         let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&cwd);
+        if p.run_in_background == Some(true) {
+            let title = description.clone().unwrap_or_else(|| p.command.clone());
+            return self
+                .start_background(&p.command, title, spec, escape.is_some(), &cx)
+                .await;
+        }
         let (spec, protected) = self.place(spec, escape.is_some(), &cx.session_id);
         let mut capture = Capture::new(self.truncate.clone(), self.limits);
         let outcome = run(
@@ -275,6 +292,35 @@ impl Bash {
 }
 
 impl Bash {
+    /// Spec §7.6: starts `spec` as a background shell of the call's session (in the sandbox
+    /// unless `escaped`) and returns its id and first output.
+    async fn start_background(
+        &self,
+        command: &str,
+        title: String,
+        spec: CommandSpec,
+        escaped: bool,
+        cx: &ToolCx,
+    ) -> Result<ToolResult, ToolError> {
+        let (spec, sandbox) = if escaped {
+            (spec, None)
+        } else {
+            let held = self.sandbox.command(spec, &cx.session_id);
+            (held, Some(self.sandbox.clone()))
+        };
+        let started =
+            self.background
+                .start(&cx.session_id, command, spec, sandbox)
+                .await
+                .map_err(|e| match e {
+                    strata_services::background::BackgroundError::Spawn(
+                        ProcessError::CwdMissing { cwd, .. },
+                    ) => missing_workdir(&cwd),
+                    other => background::refused(other),
+                })?;
+        Ok(background::started(command, title, &started))
+    }
+
     /// Puts `spec` in the sandbox with a snapshot of the protected files, unless the call
     /// was approved to run outside it (`escaped`).
     fn place(
@@ -475,7 +521,8 @@ mod tests {
                 "timeout",
                 "workdir",
                 "escape_sandbox",
-                "justification"
+                "justification",
+                "run_in_background"
             ],
             "description is not advertised"
         );

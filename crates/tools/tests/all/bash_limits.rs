@@ -103,6 +103,7 @@ async fn the_default_timeout_flag_is_used_and_described() {
                     t.get(),
                     t.get(),
                     t.get(),
+                    t.get(),
                 ))
                 .description()
             };
@@ -281,6 +282,7 @@ async fn the_tool_output_config_limits_apply_to_bash() {
             let description = {
                 use strata_tools::Tool;
                 strata_tools::bash::Bash::init((
+                    t.get(),
                     t.get(),
                     t.get(),
                     t.get(),

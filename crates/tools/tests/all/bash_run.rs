@@ -27,6 +27,7 @@ fn bash_of(t: &TestInstance) -> Bash {
         t.get::<Config>(),
         t.get::<RuntimeFlags>(),
         t.get::<Sandbox>(),
+        t.get::<strata_services::background::BackgroundShells>(),
     ))
 }
 

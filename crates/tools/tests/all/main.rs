@@ -8,6 +8,7 @@ mod apply_patch_basic;
 mod apply_patch_match;
 mod apply_patch_rollback;
 mod approval_recheck;
+mod bash_background;
 mod bash_effects;
 mod bash_escape;
 mod bash_limits;

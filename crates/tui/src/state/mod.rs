@@ -2,6 +2,7 @@
 //! permission and question requests, statuses. Changed only by the reducer
 //! ([`State::apply`], [`State::load`]), so every view is a function of this value.
 
+pub mod background;
 mod reducer;
 
 use std::collections::{BTreeMap, HashMap};

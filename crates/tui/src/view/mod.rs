@@ -314,8 +314,14 @@ fn status_line(app: &App, width: usize) -> Line<'static> {
         .and_then(|s| s.info.sandbox())
         .map(|mode| format!("sandbox {mode} · "))
         .unwrap_or_default();
+    let background = app
+        .state
+        .session
+        .as_ref()
+        .map(|s| crate::state::background::status_note(&s.messages))
+        .unwrap_or_default();
     let right = format!(
-        "{sandbox}{} tokens{} · ${cost:.2} ",
+        "{background}{sandbox}{} tokens{} · ${cost:.2} ",
         compact(tokens),
         last.map(cache_note).unwrap_or_default()
     );

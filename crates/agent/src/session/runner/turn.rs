@@ -214,6 +214,9 @@ impl Runner {
                 return Ok(StepEnd::Broken(e));
             }
             overflow = false;
+            if let Some(shells) = &s.background {
+                crate::session::background::deliver(shells, cx.rec, &agent.name)?;
+            }
             let stored = crate::undo::conversation(&s.store, cx.session_id)?;
             let mut history = chat_history(&stored);
             crate::session::agent_mode::remind(&mut history, &stored, &agent.name, cx.plan_file);
