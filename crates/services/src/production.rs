@@ -10,6 +10,7 @@ use crate::file_time::FileTime;
 use crate::flags::RuntimeFlags;
 use crate::format::Formatter;
 use crate::fs::FsUtil;
+use crate::hooks::Hooks;
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
 use crate::instructions::Instructions;
@@ -63,6 +64,7 @@ pub fn production() -> Graph {
         .with(Mcp::node())
         .with(Skills::node())
         .with(Instructions::node())
+        .with(Hooks::node())
         // No agent loop here; the agent's graph runs subagents itself.
         .with(Subagents::node())
 }
@@ -128,6 +130,7 @@ mod tests {
                         ruleset: vec![],
                         sandbox_auto_allow: false,
                         shown: None,
+                        hook: None,
                     },
                     tokio_util::sync::CancellationToken::new(),
                 )

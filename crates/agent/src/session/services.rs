@@ -6,6 +6,7 @@ use strata_registry::{Agents, ToolRegistry};
 use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
+use strata_services::hooks::Hooks;
 use strata_services::instance::InstanceInfo;
 use strata_services::instructions::Instructions;
 use strata_services::permission::Permission;
@@ -32,6 +33,8 @@ pub struct LoopServices {
     pub clock: Clock,
     /// The live runs, so `task` can start children from this one.
     pub runs: SubagentRuns,
+    /// Claude Code's hooks of the instance, for the loop's events.
+    pub hooks: Hooks,
 }
 
 /// The loop resolves its services as one declared set, so graph validation can name it.
@@ -40,12 +43,14 @@ impl Deps for LoopServices {
         <(Store, ToolRegistry, Permission, Config, RuntimeFlags)>::requires()
             .into_iter()
             .chain(<(InstanceInfo, Skills, Instructions, Agents, Clock)>::requires())
+            .chain(<(Hooks,)>::requires())
             .collect()
     }
 
     fn resolve(cx: &Context) -> Result<Self, Missing> {
         let (store, registry, permission, config, flags) = Deps::resolve(cx)?;
         let (info, skills, instructions, agents, clock) = Deps::resolve(cx)?;
+        let (hooks,) = <(Hooks,)>::resolve(cx)?;
         Ok(Self {
             store,
             registry,
@@ -59,6 +64,7 @@ impl Deps for LoopServices {
             clock,
             // Graphs without the registry cannot start subagents; a private one is harmless.
             runs: cx.get::<SubagentRuns>().unwrap_or_default(),
+            hooks,
         })
     }
 }

@@ -44,6 +44,7 @@ pub(crate) fn services(t: &TestInstance) -> LoopServices {
         agents: t.get::<strata_registry::Agents>(),
         clock: t.get::<Clock>(),
         runs: Default::default(),
+        hooks: t.get::<strata_services::hooks::Hooks>(),
     }
 }
 

@@ -9,6 +9,7 @@ mod diff_budget;
 mod loop_basics;
 mod loop_compact;
 mod loop_failures;
+mod loop_hooks;
 mod loop_prompt;
 mod loop_reasoning;
 mod loop_skills;

@@ -8,6 +8,7 @@ use strata_graph::{Context, Deps, Missing, Requirement};
 use strata_services::config::{Config, ToolOutput};
 use strata_services::diff_budget::DiffBudget;
 use strata_services::fs::FsUtil;
+use strata_services::hooks::Hooks;
 use strata_services::instance::InstanceInfo;
 use strata_services::permission::Rule;
 use strata_services::snapshot::Snapshots;
@@ -26,6 +27,7 @@ use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
 use crate::layers::diff_budget::DiffBudgetLayer;
+use crate::layers::hooks::{HookBinding, HooksLayer};
 use crate::layers::snapshot::{Marker, SnapshotLayer};
 use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
@@ -69,6 +71,7 @@ type LayerDeps = (
     InstanceInfo,
     DiffBudget,
     FsUtil,
+    Hooks,
 );
 
 impl ToolDef {
@@ -110,7 +113,7 @@ impl ToolDef {
 
 fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
-    let (truncate, config, snapshots, info, budget, fs) =
+    let (truncate, config, snapshots, info, budget, fs, hooks) =
         LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
     // Only tools that may change files need an undo point before they run.
     let marker = (!T::EFFECTS.read_only).then(|| Marker {
@@ -126,11 +129,17 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
         let tool = tool.clone();
         Arc::new(move |rules: &[Rule]| tool.description_for(rules))
     };
+    let hooks = HooksLayer::new(HookBinding {
+        hooks,
+        tool: T::ID,
+        permission: T::PERMISSION,
+        mcp: None,
+    });
     let service = layered::<T::Params, _>(
         T::ID,
         truncate,
         limits,
-        (marker, budget),
+        (hooks, marker, budget),
         ToolService::new(tool),
     );
     Ok(ErasedTool {
@@ -145,13 +154,13 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     })
 }
 
-/// The standard wrapper, outermost first: span, decoding into `P`, the undo point (when a
-/// marker is given), cancellation, truncation, the diff budget.
+/// The standard wrapper, outermost first: span, the tool hooks, decoding into `P`, the undo
+/// point (when a marker is given), cancellation, truncation, the diff budget.
 pub(super) fn layered<P, S>(
     id: &'static str,
     truncate: Truncate,
     limits: &ToolOutput,
-    (marker, budget): (Option<Marker>, DiffBudgetLayer),
+    (hooks, marker, budget): (HooksLayer, Option<Marker>, DiffBudgetLayer),
     inner: S,
 ) -> BoxCloneSyncService<ToolCall, ToolResult, ToolError>
 where
@@ -165,6 +174,7 @@ where
 {
     let service = ServiceBuilder::new()
         .layer(TraceLayer::new(id))
+        .layer(hooks)
         .layer(DecodeLayer::<P>::new(id))
         .layer(SnapshotLayer::new(marker))
         .layer(CancelLayer::new(GRACE))
