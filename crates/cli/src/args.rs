@@ -36,6 +36,12 @@ pub(crate) enum Command {
     Tools(ToolsArgs),
     /// The skills found for a project, where each came from, and what discovery warned about.
     Skills(SkillsArgs),
+    /// Claude Code-style hooks: `list` shows each hook, its file and whether it is trusted;
+    /// `trust` lets the project's own hooks run.
+    Hooks {
+        #[command(subcommand)]
+        command: HooksCommand,
+    },
     /// Stored sessions.
     Session {
         #[command(subcommand)]
@@ -166,6 +172,22 @@ pub(crate) struct SkillsArgs {
     pub format: Format,
     #[arg(long)]
     pub dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum HooksCommand {
+    /// Every configured hook: event, matcher, command, source file, trusted or not.
+    List {
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Trust the project's hooks as they are now; a later change asks again.
+    Trust {
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]

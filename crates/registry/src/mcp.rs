@@ -9,9 +9,11 @@
 
 use serde_json::{Map, Value};
 use strata_services::config::ToolOutput;
+use strata_services::hooks::Hooks;
 use strata_services::mcp::{Mcp, McpError, McpOutput, McpTool};
 use strata_services::truncate::Truncate;
 use strata_tools::contract::{Decoded, DynamicTool, intern};
+use strata_tools::layers::hooks::{HookBinding, HooksLayer};
 use strata_tools::{Ask, Attachment, Effects, ErasedTool, ToolError, ToolResult, Visibility};
 
 /// One MCP tool the script may call.
@@ -60,6 +62,8 @@ pub(crate) struct McpTools {
     pub(crate) mcp: Mcp,
     pub(crate) truncate: Truncate,
     pub(crate) limits: ToolOutput,
+    /// Claude Code's hooks, which name MCP tools `mcp__‹server›__‹tool›`.
+    pub(crate) hooks: Option<Hooks>,
 }
 
 impl McpTools {
@@ -100,6 +104,15 @@ impl McpTools {
             description: tool.description.clone(),
             schema: tool.schema.clone(),
             effects,
+            hooks: match &self.hooks {
+                Some(hooks) => HooksLayer::new(HookBinding {
+                    hooks: hooks.clone(),
+                    tool: id,
+                    permission: id,
+                    mcp: Some((tool.server.clone(), tool.name.clone())),
+                }),
+                None => HooksLayer::off(),
+            },
         };
         let call = McpCall {
             mcp: self.mcp.clone(),

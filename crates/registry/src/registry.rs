@@ -141,6 +141,7 @@ fn mcp_tools(cx: &Context) -> Option<McpTools> {
         mcp: mcp.ok()?,
         truncate: truncate.ok()?,
         limits: config.ok()?.data().tool_output.clone(),
+        hooks: cx.get::<strata_services::hooks::Hooks>().ok(),
     })
 }
 

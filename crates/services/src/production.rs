@@ -11,6 +11,7 @@ use crate::file_time::FileTime;
 use crate::flags::RuntimeFlags;
 use crate::format::Formatter;
 use crate::fs::FsUtil;
+use crate::hooks::Hooks;
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
 use crate::instructions::Instructions;
@@ -65,6 +66,7 @@ pub fn production() -> Graph {
         .with(Mcp::node())
         .with(Skills::node())
         .with(Instructions::node())
+        .with(Hooks::node())
         // No agent loop here; the agent's graph runs subagents itself.
         .with(Subagents::node())
 }
@@ -130,6 +132,7 @@ mod tests {
                         ruleset: vec![],
                         sandbox_auto_allow: false,
                         shown: None,
+                        hook: None,
                     },
                     tokio_util::sync::CancellationToken::new(),
                 )

@@ -42,6 +42,8 @@ pub struct CallEnv<'a> {
     /// Concurrency-safe calls may start while the response still streams.
     pub early_calls: bool,
     pub cancel: &'a CancellationToken,
+    /// The loop-event hooks (`PreCompact`); the tool hooks live in the tool wrapper.
+    pub hooks: Option<&'a strata_services::hooks::Hooks>,
 }
 
 /// A ready call matched to the tool that will answer it.
@@ -203,7 +205,8 @@ async fn run(
     let start = now_ms();
     p.record(env, parts::running(&p.input, start, None, None))?;
     let (meta_tx, mut meta_rx) = tokio::sync::mpsc::unbounded_channel();
-    let cx = tool_cx(env, &p, meta_tx);
+    let (hook_tx, mut hook_rx) = tokio::sync::mpsc::unbounded_channel();
+    let cx = tool_cx(env, &p, meta_tx).hook_sink(hook_tx).build();
     // The same ask a tool makes, under `doom_loop`: the user sees it like any other.
     if repeated && let Err(e) = cx.ask(doom_ask(&p)).await {
         return finish(env, p, start, Err(e));
@@ -221,8 +224,15 @@ async fn run(
                 );
                 p.record(env, state)?;
             }
+            Some(run) = hook_rx.recv() => {
+                super::hooks::record(env.recorder, &run, Some((p.call_id(), p.name())))?;
+            }
         }
     };
+    // The tool hooks that ran last (PostToolUse) are recorded before the call's end.
+    while let Ok(run) = hook_rx.try_recv() {
+        super::hooks::record(env.recorder, &run, Some((p.call_id(), p.name())))?;
+    }
     finish(env, p, start, result)
 }
 
@@ -232,7 +242,7 @@ fn tool_cx(
     env: &CallEnv<'_>,
     p: &Prepared,
     meta_tx: tokio::sync::mpsc::UnboundedSender<MetadataUpdate>,
-) -> ToolCx {
+) -> strata_tools::contract::ToolCxBuilder {
     let cx = ToolCx::builder(env.recorder.session_id())
         .message(&p.message_id)
         .call(p.call_id())
@@ -245,7 +255,6 @@ fn tool_cx(
         Some(path) => cx.plan_file(path),
         None => cx,
     }
-    .build()
 }
 
 /// What the user is asked when the model repeats the same call.

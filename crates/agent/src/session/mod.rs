@@ -18,7 +18,8 @@
 //! - [`small_model`]: the config's `small_model`, which writes the summaries when set;
 //! - [`totals`]: a session's summed tokens and cost;
 //! - [`runner`]: the loop itself;
-//! - [`shell`]: a command the user runs in the session, recorded as their own `bash` call.
+//! - [`shell`]: a command the user runs in the session, recorded as their own `bash` call;
+//! - [`hooks`]: Claude Code's hooks at the loop's events, and the records of every hook run.
 //!
 //! ```ignore
 //! let services = LoopServices::from_context(instance.context())?;
@@ -34,6 +35,7 @@ pub mod compact;
 mod error;
 pub mod execute;
 pub mod history;
+pub mod hooks;
 pub mod inflight;
 pub mod model;
 pub mod parts;
@@ -91,8 +93,8 @@ pub fn open_session(
     }
 }
 
-/// A session as one JSON document: `{"info": session, "messages": [{"info", "parts"}]}`, in
-/// the same shapes as the `--format json` events.
+/// A session as one JSON document: `{"info": session, "messages": [{"info", "parts"}],
+/// "hooks": [hook runs]}`, in the same shapes as the `--format json` events.
 pub fn export(store: &Store, session_id: &str) -> Result<Value, StoreError> {
     let session = store.session(session_id)?;
     let messages: Vec<Value> = store
@@ -105,5 +107,6 @@ pub fn export(store: &Store, session_id: &str) -> Result<Value, StoreError> {
             })
         })
         .collect();
-    Ok(json!({"info": session_json(&session), "messages": messages}))
+    let hooks = hooks::runs(store, session_id)?;
+    Ok(json!({"info": session_json(&session), "messages": messages, "hooks": hooks}))
 }

@@ -195,6 +195,22 @@ impl Runner {
     }
 }
 
+impl Runner {
+    /// The session is over for this process (the front-end exits): runs the `SessionEnd`
+    /// hooks with `reason` and records them. A hook never stops anything here either.
+    pub async fn end_session(&self, session_id: &str, reason: &str) -> Result<(), RunError> {
+        let hooks = &self.services.hooks;
+        if !hooks.has(strata_services::hooks::HookEvent::SessionEnd) {
+            return Ok(());
+        }
+        let rec = super::record::Recorder::new(self.services.store.clone(), session_id, None);
+        let fields = serde_json::json!({"reason": reason});
+        let event = strata_services::hooks::HookEvent::SessionEnd;
+        super::hooks::fire(Some(hooks), &rec, event, fields).await?;
+        Ok(())
+    }
+}
+
 /// The longest wait a server's `Retry-After` may impose before a retry.
 pub const MAX_SERVER_WAIT: Duration = Duration::from_secs(60);
 

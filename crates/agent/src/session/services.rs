@@ -7,6 +7,7 @@ use strata_services::background::BackgroundShells;
 use strata_services::clock::Clock;
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
+use strata_services::hooks::Hooks;
 use strata_services::instance::InstanceInfo;
 use strata_services::instructions::Instructions;
 use strata_services::permission::Permission;
@@ -36,6 +37,8 @@ pub struct LoopServices {
     /// The background shells, whose endings the next request is told of (absent in graphs
     /// without them).
     pub background: Option<BackgroundShells>,
+    /// Claude Code's hooks of the instance, for the loop's events.
+    pub hooks: Hooks,
 }
 
 /// The loop resolves its services as one declared set, so graph validation can name it.
@@ -44,12 +47,14 @@ impl Deps for LoopServices {
         <(Store, ToolRegistry, Permission, Config, RuntimeFlags)>::requires()
             .into_iter()
             .chain(<(InstanceInfo, Skills, Instructions, Agents, Clock)>::requires())
+            .chain(<(Hooks,)>::requires())
             .collect()
     }
 
     fn resolve(cx: &Context) -> Result<Self, Missing> {
         let (store, registry, permission, config, flags) = Deps::resolve(cx)?;
         let (info, skills, instructions, agents, clock) = Deps::resolve(cx)?;
+        let (hooks,) = <(Hooks,)>::resolve(cx)?;
         Ok(Self {
             store,
             registry,
@@ -64,6 +69,7 @@ impl Deps for LoopServices {
             // Graphs without the registry cannot start subagents; a private one is harmless.
             runs: cx.get::<SubagentRuns>().unwrap_or_default(),
             background: cx.get::<BackgroundShells>().ok(),
+            hooks,
         })
     }
 }

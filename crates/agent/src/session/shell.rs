@@ -76,6 +76,7 @@ impl Runner {
             doom: &doom,
             early_calls: false,
             cancel: &cancel,
+            hooks: None,
         };
         let result = run_call(&env, &step, &user_id, command).await?;
         step.finish(&rec, &FinishReason::Stop, None, 0.0)?;

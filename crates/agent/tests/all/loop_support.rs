@@ -45,6 +45,7 @@ pub(crate) fn services(t: &TestInstance) -> LoopServices {
         clock: t.get::<Clock>(),
         runs: Default::default(),
         background: t.context().get().ok(),
+        hooks: t.get::<strata_services::hooks::Hooks>(),
     }
 }
 

@@ -11,6 +11,7 @@ mod loop_basics;
 mod loop_compact;
 mod loop_effects;
 mod loop_failures;
+mod loop_hooks;
 mod loop_prompt;
 mod loop_reasoning;
 mod loop_skills;

@@ -8,6 +8,7 @@ mod config;
 mod consumers;
 mod debug;
 mod default_model;
+pub(crate) mod hooks;
 mod instance;
 mod local_client;
 mod mcp;
@@ -37,6 +38,7 @@ pub(crate) async fn dispatch(cli: Cli) -> u8 {
         Command::Tool(args) => tool::tool(args).await,
         Command::Tools(args) => tools::tools(args).await,
         Command::Session { command } => session::session(command).await,
+        Command::Hooks { command } => hooks::hooks(command).await,
         Command::Mcp(args) => match args.command {
             Some(command) => mcp::mcp(command).await,
             None => mcp_serve::serve(args.serve).await,

@@ -146,6 +146,10 @@ struct Prepared {
 fn prepare(instance: &Instance, args: &RunArgs) -> Result<Prepared, Stop> {
     let services = LoopServices::from_context(instance.context()).map_err(Stop::missing_service)?;
     super::config::print_warnings(&services.config);
+    for warning in services.hooks.warnings() {
+        eprintln!("strata: warning: {warning}");
+    }
+    super::hooks::offer_trust(&services.hooks);
     let sandbox = instance.get::<Sandbox>().map_err(Stop::missing_service)?;
     eprintln!("strata: {}", sandbox.status_line());
     super::agents::warn_broken(&services.agents);
@@ -249,6 +253,9 @@ async fn drive(run: Prepared, args: &RunArgs, message: &str) -> u8 {
     };
     // The loop dropped its sender: the front-end drains what is left and ends.
     let _ = frontend.await;
+    if let Err(e) = runner.end_session(&session_id, "exit").await {
+        eprintln!("strata: the SessionEnd hooks were not recorded: {e}");
+    }
     match result {
         Ok(report) => match (outcome_code(&report, args.format), signal) {
             (CANCELLED, Some(signal)) => signal.exit_code(),

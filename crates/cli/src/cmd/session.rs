@@ -129,6 +129,14 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
         }
         println!();
     }
+    let hooks = strata_agent::session::hooks::runs(store, id).map_err(|e| e.to_string())?;
+    if !hooks.is_empty() {
+        println!("Hooks that ran:");
+        for run in &hooks {
+            println!("  {}", strata_agent::session::hooks::summary(run));
+        }
+        println!();
+    }
     for (message, parts) in messages {
         let who = match message.role {
             Role::User => "user",

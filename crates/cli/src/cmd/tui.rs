@@ -56,6 +56,13 @@ pub(crate) async fn local(
             return 1;
         }
     };
+    // The project's untrusted hooks are offered for trust before the TUI takes the screen.
+    if let Ok(entry) = core.instance(&dir).await {
+        for warning in entry.services.hooks.warnings() {
+            eprintln!("strata: warning: {warning}");
+        }
+        super::hooks::offer_trust(&entry.services.hooks);
+    }
     let client = LocalClient::new(Local::new(core.clone(), dir));
     let opts = strata_tui::run::RunOptions {
         session,

@@ -35,6 +35,11 @@ impl JsonRenderer {
             out["error"] = event.data.get("error").cloned().unwrap_or(Value::Null);
             return Some(out);
         }
+        if event.kind == kinds::SESSION_HOOK {
+            let mut out = envelope("hook");
+            out["hook"] = event.data.get("hook").cloned().unwrap_or(Value::Null);
+            return Some(out);
+        }
         let part = event_part(event)?;
         let kind = match PartData::of(&part)? {
             PartData::StepStart => "step_start",

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use strata_agent::events::{ErrorEvent, SessionStatus, StatusEvent, event_part, kinds};
 use strata_agent::store::Event;
+use strata_protocol::event::HookEventData;
 use strata_protocol::{PartData, ToolPart, ToolState};
 
 /// Renders one run for a person.
@@ -37,6 +38,31 @@ impl TextRenderer {
         }
     }
 
+    /// A hook run: shown when it warned or blocked (a quiet success shows nothing).
+    fn hook(&mut self, event: &Event) {
+        let Ok(data) = HookEventData::deserialize(&event.data) else {
+            return;
+        };
+        let (hook, o) = (&data.hook, &data.hook.outcome);
+        let line = match (&o.warning, &o.blocked, o.decision.as_deref()) {
+            (Some(w), _, _) => format!("strata: warning: {w}"),
+            (None, Some(reason), _) => format!(
+                "strata: the {} hook `{}` blocked: {reason}",
+                hook.event, hook.command
+            ),
+            (None, None, Some("deny")) => format!(
+                "strata: the {} hook `{}` denied the call: {}",
+                hook.event,
+                hook.command,
+                o.reason.as_deref().unwrap_or("no reason given")
+            ),
+            _ => return,
+        };
+        self.stop_spinner();
+        self.end_line();
+        eprintln!("{line}");
+    }
+
     /// A piece of assistant text, printed at once.
     pub(crate) fn delta(&mut self, part_id: &str, delta: &str) {
         self.stop_spinner();
@@ -53,6 +79,10 @@ impl TextRenderer {
                 .as_ref()
                 .map_or("unknown error", |e| e.error.data.message.as_str());
             eprintln!("strata: {message}");
+            return;
+        }
+        if event.kind == kinds::SESSION_HOOK {
+            self.hook(event);
             return;
         }
         if event.kind == kinds::SESSION_STATUS {

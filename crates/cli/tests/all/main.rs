@@ -23,6 +23,7 @@ mod e2e_config;
 mod e2e_crash;
 mod e2e_crash_support;
 mod e2e_headless;
+mod e2e_hooks;
 mod e2e_opencode;
 mod e2e_providers;
 mod e2e_reasoning_cost;

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::SessionStatus;
+use crate::event::{HookRecord, SessionStatus};
 use crate::message::ErrorInfo;
 
 use super::request::{FileDiff, PermissionReply, PermissionRequest, QuestionRequest, Todo};
@@ -67,6 +67,13 @@ pub enum ServerEvent {
         #[serde(rename = "sessionID")]
         session_id: String,
         diff: Vec<FileDiff>,
+    },
+    /// Strata's addition: a hook command ran (opencode's clients skip the unknown type).
+    #[serde(rename = "session.hook")]
+    SessionHook {
+        #[serde(rename = "sessionID")]
+        session_id: String,
+        hook: HookRecord,
     },
 
     #[serde(rename = "message.updated")]
@@ -167,6 +174,7 @@ impl ServerEvent {
             | SessionStatus { session_id, .. }
             | SessionIdle { session_id }
             | SessionDiff { session_id, .. }
+            | SessionHook { session_id, .. }
             | MessageUpdated { session_id, .. }
             | MessageRemoved { session_id, .. }
             | PartUpdated { session_id, .. }
@@ -257,6 +265,7 @@ pub const KNOWN: &[&str] = &[
     "session.idle",
     "session.error",
     "session.diff",
+    "session.hook",
     "message.updated",
     "message.removed",
     "message.part.updated",

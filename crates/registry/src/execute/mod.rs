@@ -47,6 +47,8 @@ pub(crate) fn tool(
             "required": ["code"],
         }),
         effects: UNTRUSTED,
+        // The MCP tools a script calls carry their own hooks.
+        hooks: strata_tools::layers::hooks::HooksLayer::off(),
     };
     let call = Execute {
         tools: Arc::new(tools),

@@ -212,6 +212,15 @@ impl Converter {
                     error,
                 }]
             }
+            strata_protocol::event::kinds::SESSION_HOOK => {
+                match event.data.get("hook").cloned().map(serde_json::from_value) {
+                    Some(Ok(hook)) => vec![ServerEvent::SessionHook {
+                        session_id: sid,
+                        hook,
+                    }],
+                    _ => vec![],
+                }
+            }
             kinds::MESSAGE_REMOVED => match event.data.get("messageID").and_then(Value::as_str) {
                 Some(message_id) => vec![ServerEvent::MessageRemoved {
                     session_id: sid,

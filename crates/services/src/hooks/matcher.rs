@@ -5,14 +5,19 @@
 
 use regex::Regex;
 
-/// A compiled `matcher`.
+/// A compiled `matcher`, with the pattern as written.
 #[derive(Debug, Clone)]
-pub struct Matcher(Option<Regex>);
+pub struct Matcher(Option<Regex>, String);
 
 impl Matcher {
     /// Matches every tool.
     pub fn any() -> Matcher {
-        Matcher(None)
+        Matcher(None, "*".into())
+    }
+
+    /// The pattern as written in config (`*` for every tool).
+    pub fn pattern(&self) -> &str {
+        &self.1
     }
 
     /// Compiles a matcher as written in config.
@@ -21,12 +26,12 @@ impl Matcher {
         if pattern.is_empty() || pattern == "*" {
             return Ok(Matcher::any());
         }
-        Regex::new(&format!("^(?:{pattern})$")).map(|r| Matcher(Some(r)))
+        Regex::new(&format!("^(?:{pattern})$")).map(|r| Matcher(Some(r), pattern.to_string()))
     }
 
     /// Whether the group fires on `tool`; `mcp` is `(server, tool)` for an MCP tool.
     pub fn matches(&self, tool: &str, mcp: Option<(&str, &str)>) -> bool {
-        let Some(regex) = &self.0 else {
+        let Matcher(Some(regex), _) = self else {
             return true;
         };
         regex.is_match(tool) || names_of(tool, mcp).iter().any(|n| regex.is_match(n))

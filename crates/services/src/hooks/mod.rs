@@ -24,7 +24,7 @@ use std::time::Duration;
 pub use config::{HookConfigError, HookSet, parse_hooks};
 pub use matcher::Matcher;
 pub use outcome::{Decision, HookOutcome, RunResult, interpret};
-pub use service::{HookRun, HookSources, Hooks};
+pub use service::{HookEntry, HookRun, HookSources, Hooks};
 
 /// How long a hook may run when its config names no `timeout` (Claude Code's default).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

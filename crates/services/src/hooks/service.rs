@@ -2,11 +2,14 @@
 //! settings files, with the project's own hooks held back until trusted, and a way to run
 //! the hooks of one event.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use strata_graph::{BoxError, Node, Scope, Tier};
 
 use super::config::{HookSet, parse_hooks};
 use super::input::payload;
@@ -14,6 +17,9 @@ use super::outcome::{HookOutcome, interpret};
 use super::runner::run_hook;
 use super::trust::{TrustStore, fingerprint};
 use super::{HookEvent, Origin};
+use crate::config::Config;
+use crate::flags::RuntimeFlags;
+use crate::instance::InstanceInfo;
 use crate::process::ChildProcessSpawner;
 
 /// Where the hooks of an instance are read from.
@@ -51,8 +57,30 @@ struct Inner {
     project: PathBuf,
     spawner: ChildProcessSpawner,
     warnings: Vec<String>,
-    /// The fingerprint of the project's hooks when they are not trusted yet.
+    /// The fingerprint of the project's hooks when they were not trusted at load.
     untrusted: Option<String>,
+    /// The project's hooks are held back (untrusted, and not trusted since).
+    held: AtomicBool,
+    /// The fingerprint of the project's hooks, trusted or not (`None` without any).
+    print: Option<String>,
+    /// The project's files that hold hooks, for messages.
+    project_files: Vec<String>,
+    data_dir: PathBuf,
+    /// Sessions whose `SessionStart` ran in this process.
+    started: Mutex<HashSet<String>>,
+}
+
+/// One configured hook command, for `strata hooks list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookEntry {
+    pub event: HookEvent,
+    /// The matcher as written (`*` for every tool, empty for events without tools).
+    pub matcher: String,
+    pub command: String,
+    pub timeout: Duration,
+    pub file: String,
+    /// `false` for a project hook that waits for trust.
+    pub trusted: bool,
 }
 
 impl strata_graph::Service for Hooks {
@@ -102,7 +130,7 @@ impl Hooks {
                 Err(e) => warnings.push(e.to_string()),
             }
         }
-        let untrusted = (!trusted).then_some(print);
+        let untrusted = (!trusted).then(|| print.clone());
         if untrusted.is_some() {
             warnings.push(format!(
                 "the project's hooks (in {}) are not trusted yet, so they do not run; read them, then run `strata hooks trust` in {}",
@@ -116,9 +144,107 @@ impl Hooks {
                 project: sources.project.to_path_buf(),
                 spawner,
                 warnings,
+                held: AtomicBool::new(untrusted.is_some()),
                 untrusted,
+                print: (!project_hooks.is_empty()).then_some(print),
+                project_files: project_hooks.into_iter().map(|(f, _)| f).collect(),
+                data_dir: sources.data_dir.to_path_buf(),
+                started: Mutex::new(HashSet::new()),
             }),
         }
+    }
+
+    /// The instance-tier node: Strata's merged config (the `hooks` key and the file that set
+    /// it) and Claude Code's settings files of the project and the home directory.
+    pub fn node() -> Node {
+        Node::new(
+            Tier::Instance,
+            |(config, info, flags, spawner): (
+                Config,
+                InstanceInfo,
+                RuntimeFlags,
+                ChildProcessSpawner,
+            ),
+             _scope: Scope| async move {
+                let file = config
+                    .sources()
+                    .iter()
+                    .rev()
+                    .find(|(key, _)| key == "hooks")
+                    .map(|(_, f)| f.clone());
+                let project = project_dir(&info);
+                let sources = HookSources {
+                    config: &config.raw,
+                    config_file: file.as_deref(),
+                    project: &project,
+                    home: &flags.home_dir,
+                    data_dir: &flags.data_dir,
+                };
+                let hooks = Hooks::load(&sources, spawner);
+                for warning in hooks.warnings() {
+                    tracing::warn!(target: "strata::hooks", "{warning}");
+                }
+                Ok::<_, BoxError>(hooks)
+            },
+        )
+    }
+
+    /// The project directory hooks run in and `.claude/` is read from.
+    pub fn project(&self) -> &Path {
+        &self.inner.project
+    }
+
+    /// The project's files that hold hooks (trusted or not).
+    pub fn project_files(&self) -> &[String] {
+        &self.inner.project_files
+    }
+
+    /// Records the project's hooks as they were loaded as trusted, and lets them run from
+    /// now on; `Ok(false)` when the project has none.
+    pub fn trust(&self) -> std::io::Result<bool> {
+        let Some(print) = &self.inner.print else {
+            return Ok(false);
+        };
+        TrustStore::new(&self.inner.data_dir).trust(&self.inner.project, print)?;
+        self.inner.held.store(false, Ordering::Relaxed);
+        Ok(true)
+    }
+
+    /// Every configured command, in config order, with its file and trust state.
+    pub fn entries(&self) -> Vec<HookEntry> {
+        let held = self.untrusted().is_some();
+        let mut out = Vec::new();
+        for (origin, set) in &self.inner.sets {
+            for (event, groups) in &set.events {
+                for group in groups {
+                    for hook in &group.hooks {
+                        out.push(HookEntry {
+                            event: *event,
+                            matcher: if event.matches_tools() {
+                                group.matcher.pattern().to_string()
+                            } else {
+                                String::new()
+                            },
+                            command: hook.command.clone(),
+                            timeout: hook.timeout,
+                            file: origin.file().to_string(),
+                            trusted: !(held && origin.is_project()),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `true` the first time it is asked for `session_id` in this process: `SessionStart`
+    /// runs once per session and process.
+    pub fn first_start(&self, session_id: &str) -> bool {
+        self.inner
+            .started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(session_id.to_string())
     }
 
     /// What loading warned about, each naming its file.
@@ -128,7 +254,11 @@ impl Hooks {
 
     /// The fingerprint to trust when the project's hooks are held back.
     pub fn untrusted(&self) -> Option<&str> {
-        self.inner.untrusted.as_deref()
+        if self.inner.held.load(Ordering::Relaxed) {
+            self.inner.untrusted.as_deref()
+        } else {
+            None
+        }
     }
 
     /// Whether any hook would run for `event` (so callers can skip building the input).
@@ -138,7 +268,7 @@ impl Hooks {
     }
 
     fn runnable(&self) -> impl Iterator<Item = &(Origin, HookSet)> {
-        let held = self.inner.untrusted.is_some();
+        let held = self.untrusted().is_some();
         self.inner
             .sets
             .iter()
@@ -177,6 +307,15 @@ impl Hooks {
             }
         }
         runs
+    }
+}
+
+/// The instance directory when it has a `.claude/` folder, else the worktree root.
+fn project_dir(info: &InstanceInfo) -> PathBuf {
+    if info.directory.join(".claude").is_dir() {
+        info.directory.clone()
+    } else {
+        info.worktree.clone()
     }
 }
 

@@ -30,6 +30,9 @@ pub struct AskRequest {
     /// What the request shows, hashed; kept on the pending request so the caller can check,
     /// once it is approved, that the call and its files are still what was shown.
     pub shown: Option<Fingerprint>,
+    /// A PreToolUse hook's decision on this call (see [`decide`](super::decide)): `ask`
+    /// asks even where a rule or an earlier `always` allows.
+    pub hook: Option<super::Action>,
 }
 
 /// A request waiting for a reply, as front-ends see it.

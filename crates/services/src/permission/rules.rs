@@ -36,15 +36,17 @@ impl Action {
     }
 }
 
-/// The decision for one pattern of a call, in this order: a `deny` rule denies; then (a
-/// later issue) a PreToolUse hook's decision; then, for a call the sandbox holds,
-/// `sandbox.auto_allow` turns an `ask` into an allow; what is left is asked.
-pub fn decide(rule: Action, sandbox_auto_allow: bool) -> Action {
-    match rule {
-        Action::Deny => Action::Deny,
-        Action::Allow => Action::Allow,
-        Action::Ask if sandbox_auto_allow => Action::Allow,
-        Action::Ask => Action::Ask,
+/// The decision for one pattern of a call, in this order: a `deny` rule denies; then a
+/// PreToolUse hook's decision (`hook`: its `deny` denies, its `allow` allows, its `ask` asks
+/// even where a rule allows); then, for a call the sandbox holds, `sandbox.auto_allow` turns
+/// an `ask` into an allow; what is left is asked.
+pub fn decide(rule: Action, hook: Option<Action>, sandbox_auto_allow: bool) -> Action {
+    match (rule, hook) {
+        (Action::Deny, _) => Action::Deny,
+        (_, Some(decided)) => decided,
+        (Action::Allow, None) => Action::Allow,
+        (Action::Ask, None) if sandbox_auto_allow => Action::Allow,
+        (Action::Ask, None) => Action::Ask,
     }
 }
 

@@ -202,7 +202,7 @@ fn needs_reply(req: &AskRequest, approvals: &[Rule]) -> Result<bool, PermissionE
     let mut ask = false;
     for pattern in &req.patterns {
         let rule = evaluate(&req.permission, pattern, &[&req.ruleset]).action;
-        match decide(rule, req.sandbox_auto_allow) {
+        match decide(rule, req.hook, req.sandbox_auto_allow) {
             Action::Deny => {
                 return Err(PermissionError::Denied {
                     permission: req.permission.clone(),
@@ -216,6 +216,8 @@ fn needs_reply(req: &AskRequest, approvals: &[Rule]) -> Result<bool, PermissionE
                 });
             }
             Action::Allow => {}
+            // A hook's `ask` is asked whatever was approved before.
+            Action::Ask if req.hook == Some(Action::Ask) => ask = true,
             Action::Ask => {
                 let approved = evaluate(&req.permission, pattern, &[approvals]).action;
                 ask |= approved != Action::Allow;

@@ -366,8 +366,19 @@ fn hidden_with_owned_names() {
 #[test]
 fn decide_puts_deny_before_auto_allow_before_ask() {
     use super::decide;
-    assert_eq!(decide(Action::Deny, true), Action::Deny);
-    assert_eq!(decide(Action::Ask, true), Action::Allow);
-    assert_eq!(decide(Action::Ask, false), Action::Ask);
-    assert_eq!(decide(Action::Allow, false), Action::Allow);
+    assert_eq!(decide(Action::Deny, None, true), Action::Deny);
+    assert_eq!(decide(Action::Ask, None, true), Action::Allow);
+    assert_eq!(decide(Action::Ask, None, false), Action::Ask);
+    assert_eq!(decide(Action::Allow, None, false), Action::Allow);
+    // A PreToolUse hook's decision sits after deny rules, before auto_allow and any ask.
+    assert_eq!(
+        decide(Action::Deny, Some(Action::Allow), false),
+        Action::Deny
+    );
+    assert_eq!(
+        decide(Action::Ask, Some(Action::Allow), false),
+        Action::Allow
+    );
+    assert_eq!(decide(Action::Ask, Some(Action::Deny), true), Action::Deny);
+    assert_eq!(decide(Action::Allow, Some(Action::Ask), true), Action::Ask);
 }

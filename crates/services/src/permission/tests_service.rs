@@ -33,6 +33,7 @@ fn req(session: &str, permission: &str, patterns: &[&str], always: &[&str]) -> A
         ruleset: rules(&[("*", "*", Ask)]),
         sandbox_auto_allow: false,
         shown: None,
+        hook: None,
     }
 }
 
@@ -498,4 +499,34 @@ async fn without_auto_allow_the_same_ask_waits_for_a_reply() {
     let pending = asked(&mut rx).await;
     p.reply(&pending.id, Reply::Once).unwrap();
     done(ask).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_hook_decision_sits_between_deny_rules_and_asks() {
+    let p = Permission::new();
+    let mut rx = p.subscribe();
+    // A hook's allow lets an ask through, but never a deny rule.
+    let mut allowed = req("s1", "bash", &["ls"], &["ls *"]);
+    allowed.hook = Some(Allow);
+    p.ask(allowed, CancellationToken::new()).await.unwrap();
+    let mut denied = req("s1", "bash", &["rm x"], &["rm *"]);
+    denied.ruleset = rules(&[("bash", "*", Ask), ("bash", "rm *", Deny)]);
+    denied.hook = Some(Allow);
+    let err = p.ask(denied, CancellationToken::new()).await.unwrap_err();
+    assert!(matches!(err, PermissionError::Denied { .. }), "{err:?}");
+    assert!(rx.try_recv().is_err(), "neither asked anyone");
+
+    // A hook's ask asks even after an `always` approval and under an allow rule.
+    let first = spawn_ask(&p, req("s1", "bash", &["git push"], &["git *"]));
+    let request = asked(&mut rx).await;
+    p.reply(&request.id, Reply::Always).unwrap();
+    done(first).await.unwrap();
+    let _ = next(&mut rx).await;
+    let mut forced = req("s1", "bash", &["git push"], &[]);
+    forced.ruleset = rules(&[("*", "*", Allow)]);
+    forced.hook = Some(Ask);
+    let pending = spawn_ask(&p, forced);
+    let request = asked(&mut rx).await;
+    p.reply(&request.id, Reply::Once).unwrap();
+    done(pending).await.unwrap();
 }

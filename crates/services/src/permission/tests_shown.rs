@@ -18,6 +18,7 @@ fn ask(shown: Option<Fingerprint>, action: Action) -> AskRequest {
         ruleset: vec![Rule::new("*", "*", action)],
         sandbox_auto_allow: false,
         shown,
+        hook: None,
     }
 }
 

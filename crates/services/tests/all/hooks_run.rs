@@ -252,3 +252,45 @@ async fn project_hooks_wait_for_trust_and_a_change_asks_again() {
         "claude_compat.hooks: false ignores .claude"
     );
 }
+
+#[tokio::test]
+async fn entries_show_each_hook_with_its_file_and_trust_and_trusting_releases_them() {
+    let d = dirs();
+    std::fs::create_dir_all(d.project.join(".claude")).unwrap();
+    let project = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [{"command": "touch pre-ran", "timeout": 5}]}]}});
+    std::fs::write(d.project.join(".claude/settings.json"), project.to_string()).unwrap();
+    let hooks = user_hooks(&d, json!({"Stop": [{"hooks": [{"command": "true"}]}]}));
+    let entries = hooks.entries();
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    let stop = entries.iter().find(|e| e.event == HookEvent::Stop).unwrap();
+    assert!(stop.trusted && stop.matcher.is_empty() && stop.file.ends_with("strata.json"));
+    let pre = entries
+        .iter()
+        .find(|e| e.event == HookEvent::PreToolUse)
+        .unwrap();
+    assert_eq!(
+        (pre.matcher.as_str(), pre.trusted, pre.timeout),
+        ("Bash|Write", false, Duration::from_secs(5))
+    );
+    assert!(pre.file.ends_with(".claude/settings.json"));
+    assert!(!hooks.has(HookEvent::PreToolUse));
+
+    assert!(hooks.trust().unwrap(), "there was something to trust");
+    assert!(
+        hooks.has(HookEvent::PreToolUse),
+        "trusted hooks run at once"
+    );
+    assert!(hooks.entries().iter().all(|e| e.trusted));
+    let runs = hooks
+        .run(
+            HookEvent::PreToolUse,
+            Some(("bash", None)),
+            "s",
+            bash_call(),
+        )
+        .await;
+    assert_eq!(runs.len(), 1);
+    assert!(d.project.join("pre-ran").exists());
+    let again = user_hooks(&d, json!({"Stop": [{"hooks": [{"command": "true"}]}]}));
+    assert!(again.untrusted().is_none(), "the trust was recorded");
+}

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use strata_services::permission::{AskRequest, Fingerprint, Granted, Permission, Ruleset, ToolRef};
+use strata_services::hooks::HookRun;
+use strata_services::permission::{
+    Action, AskRequest, Fingerprint, Granted, Permission, Ruleset, ToolRef,
+};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
@@ -91,6 +94,10 @@ pub struct ToolCx {
     pub plan_file: Option<std::path::PathBuf>,
     metadata_sink: Option<UnboundedSender<MetadataUpdate>>,
     permission: Option<PermissionBinding>,
+    /// Where the hooks layer reports the hooks it ran, for the session's event records.
+    hook_sink: Option<UnboundedSender<HookRun>>,
+    /// A PreToolUse hook's say on this call's asks (set by the hooks layer).
+    hook_decision: Option<Action>,
 }
 
 impl std::fmt::Debug for ToolCx {
@@ -119,6 +126,8 @@ impl ToolCx {
                 plan_file: None,
                 metadata_sink: None,
                 permission: None,
+                hook_sink: None,
+                hook_decision: None,
             },
         }
     }
@@ -133,6 +142,26 @@ impl ToolCx {
                 metadata,
             });
         }
+    }
+
+    /// Hands the hooks that ran around this call to whoever records them.
+    pub fn report_hooks(&self, runs: Vec<HookRun>) {
+        if let Some(sink) = &self.hook_sink {
+            for run in runs {
+                // A closed sink only means nobody records any more.
+                let _ = sink.send(run);
+            }
+        }
+    }
+
+    /// The PreToolUse hooks' decision this call's asks are made with.
+    pub fn hook_decision(&self) -> Option<Action> {
+        self.hook_decision
+    }
+
+    /// Sets the decision the hooks layer read (see [`strata_services::permission::decide`]).
+    pub fn set_hook_decision(&mut self, decision: Option<Action>) {
+        self.hook_decision = decision;
     }
 
     /// The agent's rules this call is bound to (empty without a binding), for tools that
@@ -171,6 +200,7 @@ impl ToolCx {
             ruleset: (*binding.ruleset).clone(),
             sandbox_auto_allow: ask.sandbox_auto_allow,
             shown: ask.shown,
+            hook: self.hook_decision,
         };
         binding
             .service
@@ -221,6 +251,10 @@ impl ToolCxBuilder {
     }
     pub fn metadata_sink(mut self, sink: UnboundedSender<MetadataUpdate>) -> Self {
         self.cx.metadata_sink = Some(sink);
+        self
+    }
+    pub fn hook_sink(mut self, sink: UnboundedSender<HookRun>) -> Self {
+        self.cx.hook_sink = Some(sink);
         self
     }
     pub fn permission(mut self, service: Permission, ruleset: Ruleset) -> Self {

@@ -9,6 +9,7 @@ use strata_graph::{Context, Deps, Missing, Requirement};
 use strata_services::config::{Config, ToolOutput};
 use strata_services::diff_budget::DiffBudget;
 use strata_services::fs::FsUtil;
+use strata_services::hooks::Hooks;
 use strata_services::instance::InstanceInfo;
 use strata_services::permission::Rule;
 use strata_services::snapshot::Snapshots;
@@ -27,6 +28,7 @@ use super::visibility::Visibility;
 use crate::layers::cancel::{CancelLayer, GRACE};
 use crate::layers::decode::DecodeLayer;
 use crate::layers::diff_budget::DiffBudgetLayer;
+use crate::layers::hooks::{HookBinding, HooksLayer};
 use crate::layers::snapshot::{Marker, SnapshotLayer, Undoable};
 use crate::layers::trace::TraceLayer;
 use crate::layers::truncate::TruncateLayer;
@@ -70,6 +72,7 @@ type LayerDeps = (
     InstanceInfo,
     DiffBudget,
     FsUtil,
+    Hooks,
 );
 
 impl ToolDef {
@@ -111,7 +114,7 @@ impl ToolDef {
 
 fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
     let deps = T::Deps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
-    let (truncate, config, snapshots, info, budget, fs) =
+    let (truncate, config, snapshots, info, budget, fs, hooks) =
         LayerDeps::resolve(cx).map_err(|m| m.for_tool(T::ID))?;
     // Only tools that may change files need an undo point before they run, and only for the
     // calls that may (a read-only `bash` command needs none).
@@ -131,11 +134,17 @@ fn init_erased<T: Tool>(cx: &Context) -> Result<ErasedTool, Missing> {
         let tool = tool.clone();
         Arc::new(move |rules: &[Rule]| tool.description_for(rules))
     };
+    let hooks = HooksLayer::new(HookBinding {
+        hooks,
+        tool: T::ID,
+        permission: T::PERMISSION,
+        mcp: None,
+    });
     let service = layered::<T::Params, _>(
         T::ID,
         truncate,
         limits,
-        (marker, budget),
+        (hooks, marker, budget),
         ToolService::new(tool),
     );
     Ok(ErasedTool {
@@ -165,13 +174,13 @@ fn effects_of<T: Tool>(input: &Value) -> Effects {
     }
 }
 
-/// The standard wrapper, outermost first: span, decoding into `P`, the undo point (when a
+/// The standard wrapper, outermost first: span, the tool hooks, decoding into `P`, the undo point (when a
 /// marker is given and the call may change files), cancellation, truncation, the diff budget.
 pub(super) fn layered<P, S>(
     id: &'static str,
     truncate: Truncate,
     limits: &ToolOutput,
-    (marker, budget): (Undoable<P>, DiffBudgetLayer),
+    (hooks, marker, budget): (HooksLayer, Undoable<P>, DiffBudgetLayer),
     inner: S,
 ) -> BoxCloneSyncService<ToolCall, ToolResult, ToolError>
 where
@@ -185,6 +194,7 @@ where
 {
     let service = ServiceBuilder::new()
         .layer(TraceLayer::new(id))
+        .layer(hooks)
         .layer(DecodeLayer::<P>::new(id))
         .layer(SnapshotLayer::<P>::new(marker))
         .layer(CancelLayer::new(GRACE))

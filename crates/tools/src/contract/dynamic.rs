@@ -17,6 +17,7 @@ use super::result::ToolResult;
 use super::tool::Decoded;
 use super::visibility::Visibility;
 use crate::layers::diff_budget::DiffBudgetLayer;
+use crate::layers::hooks::HooksLayer;
 
 /// What a run-time tool is, as the registry lists it.
 #[derive(Debug, Clone)]
@@ -27,6 +28,8 @@ pub struct DynamicTool {
     pub description: String,
     pub schema: Value,
     pub effects: Effects,
+    /// The tool hooks around it ([`HooksLayer::off`] for none).
+    pub hooks: HooksLayer,
 }
 
 impl ErasedTool {
@@ -60,7 +63,7 @@ impl ErasedTool {
                 tool.id,
                 truncate,
                 limits,
-                (None, DiffBudgetLayer::off()),
+                (tool.hooks, None, DiffBudgetLayer::off()),
                 service,
             ),
         }

@@ -1,10 +1,11 @@
-//! Tower layers wrapped around every tool, outermost first: tracing, argument decoding,
-//! undo points (snapshots), cancellation, output truncation, the diff budget. Each is its own
-//! small module.
+//! Tower layers wrapped around every tool, outermost first: tracing, Claude Code's tool
+//! hooks, argument decoding, undo points (snapshots), cancellation, output truncation, the
+//! diff budget. Each is its own small module.
 
 pub mod cancel;
 pub mod decode;
 pub mod diff_budget;
+pub mod hooks;
 pub mod snapshot;
 pub mod trace;
 pub mod truncate;

@@ -176,6 +176,14 @@ impl State {
                     s.todos = todos;
                 }
             }
+            // A hook that failed, hung or is missing is shown like an error; it stops nothing.
+            ServerEvent::SessionHook { session_id, hook } => {
+                if self.session_id() == Some(session_id.as_str())
+                    && let Some(warning) = hook.outcome.warning
+                {
+                    self.error = Some(format!("hook: {warning}"));
+                }
+            }
             ServerEvent::ServerHeartbeat {} | ServerEvent::SessionDiff { .. } => {}
             event @ (ServerEvent::PartUpdated { .. }
             | ServerEvent::PartDelta { .. }

@@ -15,6 +15,7 @@
 use strata_protocol::message::{AssistantMessage, ErrorInfo};
 use strata_protocol::part::{CompactionPart, PartData, TextTime};
 use strata_protocol::tool::ToolState;
+use strata_services::hooks::HookEvent;
 
 pub mod summary;
 
@@ -261,6 +262,9 @@ pub async fn before_step(
     if !overflow && !due(&messages, settings.info.as_ref()) {
         return Ok(None);
     }
+    let hooks = env.calls.hooks;
+    let fields = serde_json::json!({"trigger": "auto", "custom_instructions": ""});
+    super::hooks::fire(hooks, rec, HookEvent::PreCompact, fields).await?;
     Ok(compact(env, settings, overflow, small).await?.err())
 }
 

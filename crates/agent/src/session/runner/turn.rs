@@ -6,6 +6,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::json;
+use strata_services::hooks::HookEvent;
 
 use strata_protocol::event::SessionStatus;
 use strata_protocol::message::UserMessage;
@@ -27,6 +31,7 @@ use crate::session::compact;
 use crate::session::error::RunError;
 use crate::session::execute::{CallEnd, CallEnv};
 use crate::session::history::chat_history;
+use crate::session::hooks;
 use crate::session::parts::ModelRef;
 use crate::session::record::Recorder;
 use crate::session::step::{StepEnd, StepEnv, error_name, run_step};
@@ -40,6 +45,10 @@ struct TurnCx<'a> {
     settings: &'a ModelSettings,
     cancel: &'a CancellationToken,
     plan_file: &'a Path,
+    /// A child session (`task`): its end runs `SubagentStop` instead of `Stop`.
+    subagent: bool,
+    /// A `Stop` hook already sent the model back this turn (`stop_hook_active`).
+    stop_active: AtomicBool,
 }
 
 /// How a step ended for the turn: go on, or stop with an outcome (and whether the user
@@ -70,13 +79,22 @@ impl Runner {
             .runs
             .register(session_id, self.context(sink.clone()));
         let rec = Recorder::new(self.services.store.clone(), session_id, sink);
-        let plan_file = self.begin(&rec, session_id, message, files)?;
+        let context = match self.prompt_hooks(&rec, message).await? {
+            Ok(context) => context,
+            Err(reason) => return blocked_prompt(&rec, session_id, reason),
+        };
+        let plan_file = self.begin(&rec, session_id, message, files, &context)?;
+        let _notifier =
+            hooks::notify_on_asks(Some(&self.services.hooks), &rec, &self.services.permission);
+        let subagent = self.services.store.session(session_id)?.parent_id.is_some();
         let cx = TurnCx {
             session_id,
             rec: &rec,
             settings: &settings,
             cancel: &cancel,
             plan_file: &plan_file,
+            subagent,
+            stop_active: AtomicBool::new(false),
         };
         let (mut steps, mut text) = (0, String::new());
         let outcome = loop {
@@ -96,14 +114,42 @@ impl Runner {
         })
     }
 
-    /// Records the prompt (titling a new session, making a revert final) and marks the session
-    /// busy; returns the session's plan file.
+    /// `SessionStart` (once per session and process) and `UserPromptSubmit`: the context
+    /// they add to the prompt, or why a hook blocked it.
+    async fn prompt_hooks(
+        &self,
+        rec: &Recorder,
+        message: &str,
+    ) -> Result<Result<Vec<String>, String>, RunError> {
+        let hooks = Some(&self.services.hooks);
+        let store = &self.services.store;
+        let has_messages = || {
+            store
+                .messages(rec.session_id())
+                .is_ok_and(|m| !m.is_empty())
+        };
+        let start = hooks::session_start(hooks, rec, has_messages).await?;
+        let fields = json!({"prompt": message});
+        let prompt = hooks::fire(hooks, rec, HookEvent::UserPromptSubmit, fields).await?;
+        if let Some(reason) = prompt.blocked.or(prompt.stop) {
+            return Ok(Err(reason));
+        }
+        let context = [
+            hooks::context_text(HookEvent::SessionStart, &start.context),
+            hooks::context_text(HookEvent::UserPromptSubmit, &prompt.context),
+        ];
+        Ok(Ok(context.into_iter().flatten().collect()))
+    }
+
+    /// Records the prompt (titling a new session, making a revert final) with the context
+    /// hooks added, and marks the session busy; returns the session's plan file.
     fn begin(
         &self,
         rec: &Recorder,
         session_id: &str,
         message: &str,
         files: &[FilePart],
+        context: &[String],
     ) -> Result<PathBuf, RunError> {
         let s = &self.services;
         let session = s.store.session(session_id)?;
@@ -116,6 +162,9 @@ impl Runner {
             .sent_to(self.model.provider.name(), &self.model.api_model);
         let user = rec.message(Role::User, &sent)?;
         rec.part(&user.id, None, &TextPart::user(message).into())?;
+        for text in context {
+            rec.part(&user.id, None, &TextPart::user(text).into())?;
+        }
         for file in files {
             rec.file(&user.id, file)?;
         }
@@ -158,6 +207,7 @@ impl Runner {
             doom: &doom,
             early_calls: opts.early_calls,
             cancel: cx.cancel,
+            hooks: Some(&s.hooks),
         };
         let info = cx.settings.info.as_ref();
         let step_env = StepEnv {
@@ -191,6 +241,10 @@ impl Runner {
             let step_span = crate::session::spans::step(cx.session_id, *steps);
             let end = self.attempt(cx, &step_env, agent, &step_span).await?;
             if let Next::Stop(outcome, switch) = self.settle(cx, end, text, step_span).await? {
+                let done = outcome == RunOutcome::Completed && !switch;
+                if done && self.stop_hooks(cx, &agent.name).await? {
+                    continue;
+                }
                 return Ok((outcome, switch));
             }
         }
@@ -301,6 +355,29 @@ impl Runner {
         Ok(Next::Step)
     }
 
+    /// `Stop` (or `SubagentStop`) when the model is done: `true` when a hook blocked, and
+    /// the loop goes on with its reason as a new message. The next run of the hooks this turn
+    /// gets `stop_hook_active: true`, so a hook can let the model finish.
+    async fn stop_hooks(&self, cx: &TurnCx<'_>, agent: &str) -> Result<bool, RunError> {
+        let event = if cx.subagent {
+            HookEvent::SubagentStop
+        } else {
+            HookEvent::Stop
+        };
+        let fields = json!({"stop_hook_active": cx.stop_active.load(Ordering::Relaxed)});
+        let verdict = hooks::fire(Some(&self.services.hooks), cx.rec, event, fields).await?;
+        let Some(reason) = verdict.blocked.filter(|_| verdict.stop.is_none()) else {
+            return Ok(false);
+        };
+        cx.stop_active.store(true, Ordering::Relaxed);
+        let next = cx
+            .rec
+            .message(Role::User, &UserMessage::new(now_ms(), agent))?;
+        let text = TextPart::user(&hooks::stop_blocked_text(event, &reason));
+        cx.rec.part(&next.id, None, &text.into())?;
+        Ok(true)
+    }
+
     /// The user approved the plan: a message naming it, for the build agent that takes over.
     fn hand_over(&self, rec: &Recorder, plan_file: &Path) -> Result<(), RunError> {
         let shown = strata_services::fs::relative_to(&self.services.info.worktree, plan_file);
@@ -321,6 +398,21 @@ fn tool_specs(surface: &[ErasedTool]) -> Vec<ToolSpec> {
             parameters: (*t.schema).clone(),
         })
         .collect()
+}
+
+/// The report of a turn whose prompt a `UserPromptSubmit` hook blocked: nothing of the prompt
+/// is stored; the reason is recorded as the session's error, for the user to see.
+fn blocked_prompt(rec: &Recorder, session_id: &str, reason: String) -> Result<RunReport, RunError> {
+    let reason =
+        format!("A UserPromptSubmit hook blocked this prompt, so it was not sent: {reason}");
+    rec.error("PromptBlockedError", &reason)?;
+    rec.status(SessionStatus::Idle)?;
+    Ok(RunReport {
+        session_id: session_id.to_string(),
+        outcome: RunOutcome::Stopped { reason },
+        steps: 0,
+        text: String::new(),
+    })
 }
 
 /// Records why a turn that did not complete ended, and marks the session idle.
