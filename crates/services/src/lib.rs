@@ -27,5 +27,6 @@ pub mod snapshot;
 pub mod subagents;
 pub mod todo;
 pub mod truncate;
+pub mod worktree;
 
 pub use production::production;
