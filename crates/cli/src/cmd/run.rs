@@ -92,7 +92,7 @@ fn message_taken(args: &RunArgs) -> bool {
     let taken = args
         .worktree
         .as_deref()
-        .is_some_and(|n| strata_services::worktree::invalid_reason(n).is_some());
+        .is_some_and(|n| !n.is_empty() && strata_services::worktree::invalid_reason(n).is_some());
     if taken {
         eprintln!(
             "strata: to let Strata name the worktree, put --worktree after the message or write \
