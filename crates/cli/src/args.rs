@@ -24,6 +24,11 @@ pub(crate) struct Cli {
     /// the config's `sandbox.mode`, else workspace-write).
     #[arg(long, value_name = "MODE", value_parser = SANDBOX_MODES)]
     pub sandbox: Option<String>,
+    /// Work in a git worktree of its own, `<data>/worktrees/<project>/NAME` on the branch
+    /// `strata/NAME` from HEAD (a generated name when NAME is left out; an existing Strata
+    /// worktree of that name is reused). No command only.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+    pub worktree: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -63,6 +68,11 @@ pub(crate) enum Command {
     },
     /// The models Strata can use now, with their limits and prices.
     Models(ModelsArgs),
+    /// The git worktrees Strata made for this repository (`--worktree`, isolated subagents).
+    Worktree {
+        #[command(subcommand)]
+        command: WorktreeCommand,
+    },
     /// Look inside Strata.
     Debug {
         #[command(subcommand)]
@@ -127,9 +137,43 @@ pub(crate) struct RunArgs {
     /// the prompt's arguments, in order or as `name=value`.
     #[arg(long, value_name = "SERVER:PROMPT", conflicts_with = "attach")]
     pub command: Option<String>,
+    /// Run in a git worktree of its own, `<data>/worktrees/<project>/NAME` on the branch
+    /// `strata/NAME` from HEAD (a generated name when NAME is left out; an existing Strata
+    /// worktree of that name is reused). Put it last, or use `--worktree=NAME`, so the
+    /// message is not taken for the name.
+    #[arg(
+        long,
+        value_name = "NAME",
+        num_args = 0..=1,
+        default_missing_value = "",
+        conflicts_with = "attach"
+    )]
+    pub worktree: Option<String>,
     /// The message (with `--command`: the prompt's arguments).
     #[arg(required_unless_present = "command")]
     pub message: Vec<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum WorktreeCommand {
+    /// This repository's Strata worktrees: name, branch, uncommitted changes, folder.
+    List {
+        /// A folder in the repository (default: the current directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Remove a worktree (and its branch, unless it has unmerged commits).
+    Remove {
+        /// The worktree's name (or its folder).
+        name: String,
+        /// Remove it even with uncommitted changes, which are lost.
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args, Debug)]

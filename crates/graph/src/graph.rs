@@ -52,6 +52,19 @@ impl Graph {
         }
     }
 
+    /// The nodes whose service `cx` does not already hold: building the result on top of `cx`
+    /// keeps `cx`'s services (a child instance sharing its parent's permission asks).
+    pub fn without_provided(&self, cx: &Context) -> Graph {
+        Graph {
+            nodes: self
+                .nodes
+                .iter()
+                .filter(|n| !cx.contains_type(n.type_id()))
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// Swaps the node that provides `S` (tests use this for the clock and remote URLs).
     pub fn replace<S: Service>(&mut self, node: Node) -> Result<(), ReplaceError> {
         let pos = self

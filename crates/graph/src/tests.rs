@@ -417,3 +417,22 @@ fn consumers_outside_the_graph_are_validated_with_it() {
     assert!(text.contains("`strata demo` resolves `Clock`"), "{text}");
     assert!(text.contains("Add a node for `Clock`"), "{text}");
 }
+
+#[tokio::test]
+async fn without_provided_keeps_the_services_the_base_already_holds() {
+    let count = Arc::new(AtomicUsize::new(0));
+    let g = Graph::new()
+        .with(truncate_node())
+        .with(counted_clock(count.clone()))
+        .with(fs_node());
+    let base = Context::new().with(Clock(41));
+    let kept = g.without_provided(&base);
+    assert_eq!(kept.nodes().len(), 2, "the clock node is left out");
+    let cx = kept.build(&base, &Scope::new()).await.unwrap();
+    assert_eq!(
+        cx.get::<Truncate>().unwrap().0.0,
+        41,
+        "built on the shared clock"
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 0, "the clock node never ran");
+}

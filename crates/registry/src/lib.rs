@@ -19,5 +19,5 @@ pub mod surface;
 
 pub use agents::{AgentInfo, AgentMode, Agents, UnknownAgent};
 pub use registry::{RegistryError, ToolRegistry, production};
-pub use runtime::{Instance, Runtime};
+pub use runtime::{Instance, InstanceBuilder, Runtime};
 pub use surface::{SurfaceSpec, is_patch_model};

@@ -164,4 +164,5 @@ pub fn production() -> Graph {
     strata_services::production()
         .with(ToolRegistry::node(strata_tools::builtin()))
         .with(crate::agents::Agents::node())
+        .with(crate::runtime::InstanceBuilder::node())
 }

@@ -2,8 +2,11 @@
 //! The CLI and the testkit both go through here, so tests run the production wiring.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use strata_graph::{BuildError, Consumer, Context, Graph, Missing, Scope, Service, Tier};
+use strata_graph::{
+    BoxError, BuildError, Consumer, Context, Graph, Missing, Node, Scope, Service, Tier,
+};
 use strata_services::instance::InstanceSeed;
 
 /// The global tier, built once.
@@ -35,6 +38,9 @@ impl Runtime {
             .tier(Tier::Global)
             .build(&Context::new(), &scope)
             .await?;
+        if let Ok(builder) = global.get::<InstanceBuilder>() {
+            builder.set(graph.tier(Tier::Instance), global.clone());
+        }
         Ok(Runtime {
             graph,
             global,
@@ -73,6 +79,10 @@ impl Runtime {
 
     /// Closes the global scope (background tasks, then finalizers).
     pub async fn shutdown(&self) {
+        // The builder holds the global context, which holds the builder: let go first.
+        if let Ok(builder) = self.global.get::<InstanceBuilder>() {
+            builder.clear();
+        }
         self.scope.close().await;
     }
 }
@@ -96,5 +106,68 @@ impl Instance {
     /// Shuts the instance down: language servers stop, pending permission asks are rejected.
     pub async fn dispose(&self) {
         self.scope.close().await;
+    }
+}
+
+/// What [`InstanceBuilder`] builds from: the instance tier and the global context.
+type Parts = Option<(Graph, Context)>;
+
+/// Builds more instances of the running graph from inside it, such as a subagent's in its
+/// own worktree. Global tier; [`Runtime::start_for`] hands it the graph once the global tier
+/// is built, and [`Runtime::shutdown`] takes it back.
+#[derive(Clone, Default)]
+pub struct InstanceBuilder(Arc<Mutex<Parts>>);
+
+impl Service for InstanceBuilder {
+    const KEY: &'static str = "InstanceBuilder";
+}
+
+impl std::fmt::Debug for InstanceBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InstanceBuilder")
+    }
+}
+
+impl InstanceBuilder {
+    /// The global-tier node (empty until the runtime starts).
+    pub fn node() -> Node {
+        Node::new(Tier::Global, |(): (), _s: Scope| async move {
+            Ok::<_, BoxError>(InstanceBuilder::default())
+        })
+    }
+
+    fn parts(&self) -> std::sync::MutexGuard<'_, Parts> {
+        // Each statement replaces the value whole, so a poisoned lock is still usable.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn set(&self, graph: Graph, global: Context) {
+        *self.parts() = Some((graph, global));
+    }
+
+    fn clear(&self) {
+        *self.parts() = None;
+    }
+
+    /// A fresh instance for `dir` that uses `shared`'s services in place of building its own
+    /// (a child shares its parent's permission asks, so the same front-end answers them).
+    pub async fn build(&self, dir: &Path, shared: &Context) -> Result<Instance, String> {
+        let Some((graph, global)) = self.parts().clone() else {
+            return Err(
+                "no runtime is running to build an instance from; start one with \
+                        Runtime::start_for"
+                    .into(),
+            );
+        };
+        let scope = Scope::new();
+        let base = global.merge(shared).with(InstanceSeed {
+            directory: dir.to_path_buf(),
+        });
+        let cx = graph
+            .without_provided(shared)
+            .build(&base, &scope)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(Instance { cx, scope })
     }
 }

@@ -28,5 +28,6 @@ pub mod snapshot;
 pub mod subagents;
 pub mod todo;
 pub mod truncate;
+pub mod worktree;
 
 pub use production::production;

@@ -26,6 +26,7 @@ use crate::snapshot::Snapshots;
 use crate::subagents::Subagents;
 use crate::todo::Todos;
 use crate::truncate::Truncate;
+use crate::worktree::Worktrees;
 
 /// The production graph. The instance tier is built on top of the global context plus an
 /// [`InstanceSeed`](crate::instance::InstanceSeed) naming the project directory.
@@ -50,6 +51,7 @@ pub fn production() -> Graph {
         .with(HttpClient::node())
         .with(Truncate::node())
         .with(Snapshots::node())
+        .with(Worktrees::node())
         // Throwaway lists; the agent's graph keeps them in the session database instead.
         .with(Todos::node())
         // Instance tier: one per project directory.

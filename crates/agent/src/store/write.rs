@@ -158,6 +158,25 @@ impl Store {
         })
     }
 
+    /// Sets the directory a session runs in (a subagent moved into its own worktree).
+    /// Event: `session.updated`.
+    pub fn move_session(
+        &self,
+        session_id: &str,
+        directory: &std::path::Path,
+    ) -> Result<Session, StoreError> {
+        let directory = directory.to_string_lossy().into_owned();
+        let (session, _) = self.session_change(session_id, SESSION, |tx, _, path| {
+            tx.execute(
+                "UPDATE sessions SET directory = ?2 WHERE id = ?1",
+                params![session_id, directory],
+            )
+            .op(path, "setting a session's directory")?;
+            load_session(tx, path, session_id)
+        })?;
+        Ok(session)
+    }
+
     /// Adds a message at the end of the session. Event: `message.updated`.
     pub fn append_message(
         &self,

@@ -7,15 +7,20 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures::future::BoxFuture;
 use strata_graph::{BoxError, Node, Scope, Tier};
 use strata_registry::rules::ruleset_of;
-use strata_registry::{AgentInfo, Agents};
+use strata_registry::{AgentInfo, Agents, InstanceBuilder};
+use strata_services::config::Config;
+use strata_services::permission::Permission;
+use strata_services::question::Question;
 use strata_services::subagents::{
     ChildSession, SubagentError, SubagentHost, SubagentInfo, SubagentRequest, Subagents,
 };
+use strata_services::worktree::Worktrees;
 use tokio_util::sync::CancellationToken;
 
+use super::isolate::Isolation;
 use super::rules::{child_rules, depth_limit};
 use super::runs::{RunContext, SubagentRuns};
-use crate::session::{Model, RunOptions, RunOutcome, Runner};
+use crate::session::{LoopServices, Model, RunOptions, RunOutcome, Runner};
 use crate::store::Store;
 
 /// A child between `prepare` and `run`.
@@ -23,6 +28,8 @@ struct Pending {
     parent: Arc<RunContext>,
     model: Model,
     options: RunOptions,
+    /// `isolation: worktree`: the child's directory so far (moved into its worktree).
+    worktree: Option<std::path::PathBuf>,
 }
 
 /// The agent loop's [`SubagentHost`].
@@ -30,6 +37,7 @@ pub struct StoredSubagents {
     runs: SubagentRuns,
     store: Store,
     agents: Agents,
+    isolation: Isolation,
     pending: Mutex<HashMap<String, Pending>>,
 }
 
@@ -42,11 +50,12 @@ impl std::fmt::Debug for StoredSubagents {
 }
 
 impl StoredSubagents {
-    pub fn new(runs: SubagentRuns, store: Store, agents: Agents) -> Self {
+    pub fn new(runs: SubagentRuns, store: Store, agents: Agents, isolation: Isolation) -> Self {
         StoredSubagents {
             runs,
             store,
             agents,
+            isolation,
             pending: Mutex::default(),
         }
     }
@@ -149,6 +158,7 @@ impl SubagentHost for StoredSubagents {
             session_rules,
             ..parent.options.clone()
         };
+        let worktree = spec.worktree.then(|| session.directory.clone());
         let child = ChildSession {
             session_id: session.id.clone(),
             parent_session_id: req.parent_session_id,
@@ -161,6 +171,7 @@ impl SubagentHost for StoredSubagents {
                 parent,
                 model,
                 options,
+                worktree,
             },
         );
         Ok(child)
@@ -173,38 +184,98 @@ impl SubagentHost for StoredSubagents {
         cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<String, SubagentError>> {
         let pending = self.pending().remove(&child.session_id);
+        let isolation = self.isolation.clone();
+        let store = self.store.clone();
         Box::pin(async move {
-            let Some(Pending {
-                parent,
-                model,
-                options,
-            }) = pending
-            else {
+            let Some(pending) = pending else {
                 return Err(SubagentError::Unavailable(format!(
                     "the child session `{}` was not prepared; call prepare before run",
                     child.session_id
                 )));
             };
-            let runner = Runner::new(parent.services.clone(), model, options);
+            let Some(previous) = pending.worktree.clone() else {
+                return run_child(&child, pending, None, prompt, cancel).await;
+            };
             let sid = child.session_id.clone();
-            let report = runner
-                .run(&sid, &prompt, cancel, parent.sink.clone())
-                .await
-                .map_err(|e| SubagentError::Failed {
-                    session_id: sid.clone(),
-                    message: e.to_string(),
-                })?;
-            match report.outcome {
-                RunOutcome::Completed | RunOutcome::StepLimit { .. } => Ok(report.text),
-                RunOutcome::Cancelled => Err(SubagentError::Cancelled { session_id: sid }),
-                RunOutcome::Stopped { reason: message } | RunOutcome::Failed { error: message } => {
-                    Err(SubagentError::Failed {
-                        session_id: sid,
-                        message,
-                    })
-                }
+            let name = worktree_name(&sid);
+            let parent_dir = pending.parent.services.info.directory.clone();
+            let isolated = isolation.enter(&parent_dir, &previous, &name).await?;
+            let services = store
+                .move_session(&sid, &isolated.directory)
+                .map_err(store_error)
+                .and_then(|_| {
+                    LoopServices::from_context(isolated.instance.context())
+                        .map_err(|e| SubagentError::Unavailable(e.to_string()))
+                });
+            let ran = match services {
+                Ok(services) => run_child(&child, pending, Some(services), prompt, cancel).await,
+                Err(e) => Err(e),
+            };
+            let Some(note) = isolation.leave(isolated).await else {
+                return ran;
+            };
+            match ran {
+                Ok(text) => Ok(format!("{text}\n\n{note}")),
+                Err(SubagentError::Failed {
+                    session_id,
+                    message,
+                }) => Err(SubagentError::Failed {
+                    session_id,
+                    message: format!("{message}\n\n{note}"),
+                }),
+                Err(e) => Err(e),
             }
         })
+    }
+}
+
+/// `task-` and the end of the child's session id: one worktree per child, easy to match.
+fn worktree_name(session_id: &str) -> String {
+    let tail: String = session_id
+        .chars()
+        .rev()
+        .filter(char::is_ascii_alphanumeric)
+        .take(10)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("task-{}", tail.to_ascii_lowercase())
+}
+
+/// Runs the child with `services` (its own instance's), else its parent's.
+async fn run_child(
+    child: &ChildSession,
+    pending: Pending,
+    services: Option<LoopServices>,
+    prompt: String,
+    cancel: CancellationToken,
+) -> Result<String, SubagentError> {
+    let Pending {
+        parent,
+        model,
+        options,
+        worktree: _,
+    } = pending;
+    let services = services.unwrap_or_else(|| parent.services.clone());
+    let runner = Runner::new(services, model, options);
+    let sid = child.session_id.clone();
+    let report = runner
+        .run(&sid, &prompt, cancel, parent.sink.clone())
+        .await
+        .map_err(|e| SubagentError::Failed {
+            session_id: sid.clone(),
+            message: e.to_string(),
+        })?;
+    match report.outcome {
+        RunOutcome::Completed | RunOutcome::StepLimit { .. } => Ok(report.text),
+        RunOutcome::Cancelled => Err(SubagentError::Cancelled { session_id: sid }),
+        RunOutcome::Stopped { reason: message } | RunOutcome::Failed { error: message } => {
+            Err(SubagentError::Failed {
+                session_id: sid,
+                message,
+            })
+        }
     }
 }
 
@@ -213,8 +284,22 @@ impl SubagentHost for StoredSubagents {
 pub fn subagents_node() -> Node {
     Node::new(
         Tier::Instance,
-        |(runs, store, agents): (SubagentRuns, Store, Agents), _scope: Scope| async move {
-            Ok::<_, BoxError>(Subagents::new(StoredSubagents::new(runs, store, agents)))
+        |(runs, store, agents, worktrees, builder, permission, question, config): (
+            SubagentRuns,
+            Store,
+            Agents,
+            Worktrees,
+            InstanceBuilder,
+            Permission,
+            Question,
+            Config,
+        ),
+         _scope: Scope| async move {
+            let shared = (permission, question, config, agents.clone());
+            let isolation = Isolation::new(worktrees, builder, shared);
+            Ok::<_, BoxError>(Subagents::new(StoredSubagents::new(
+                runs, store, agents, isolation,
+            )))
         },
     )
 }

@@ -24,6 +24,7 @@ mod store_faults;
 mod store_sessions;
 mod store_todos;
 mod task_subagents;
+mod task_worktrees;
 mod todo_question;
 mod undo;
 mod wire_corpus;

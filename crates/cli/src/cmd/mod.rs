@@ -23,12 +23,13 @@ mod skills;
 mod tool;
 mod tools;
 pub(crate) mod tui;
+mod worktree;
 
 use crate::args::{Cli, Command, DebugCommand};
 
 pub(crate) async fn dispatch(cli: Cli) -> u8 {
     let Some(command) = cli.command else {
-        return tui::local(cli.dir, cli.session, cli.sandbox).await;
+        return tui::local(cli.dir, cli.session, cli.sandbox, cli.worktree).await;
     };
     match command {
         Command::Attach(args) => tui::attach(args).await,
@@ -47,6 +48,7 @@ pub(crate) async fn dispatch(cli: Cli) -> u8 {
         Command::Skills(args) => skills::skills(args).await,
         Command::Auth { command } => auth::auth(command).await,
         Command::Models(args) => models::models(args).await,
+        Command::Worktree { command } => worktree::worktree(command).await,
         Command::Debug {
             command: DebugCommand::Graph { dir, without },
         } => debug::graph(dir, without).await,

@@ -54,6 +54,16 @@ pub(super) async fn run(args: RunArgs) -> u8 {
             return 2;
         }
     };
+    let dir = match &args.worktree {
+        Some(name) => match super::worktree::enter(&dir, name).await {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("strata: {e}");
+                return if message_taken(&args) { 2 } else { 1 };
+            }
+        },
+        None => dir,
+    };
     let graph = super::instance::with_sandbox(strata_agent::production(), args.sandbox.as_deref());
     let runtime = match Runtime::start_for(graph, &super::consumers::all()).await {
         Ok(r) => r,
@@ -76,6 +86,22 @@ pub(super) async fn run(args: RunArgs) -> u8 {
     };
     runtime.shutdown().await;
     code
+}
+
+/// Whether `--worktree` probably swallowed the message's first word (`strata run --worktree
+/// fix the bug`): then the name is refused and the hint says how to write it.
+fn message_taken(args: &RunArgs) -> bool {
+    let taken = args
+        .worktree
+        .as_deref()
+        .is_some_and(|n| !n.is_empty() && strata_services::worktree::invalid_reason(n).is_some());
+    if taken {
+        eprintln!(
+            "strata: to let Strata name the worktree, put --worktree after the message or write \
+             `--worktree=NAME`"
+        );
+    }
+    taken
 }
 
 /// Why the run stops before it starts: the exit code and what to print.

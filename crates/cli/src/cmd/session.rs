@@ -115,10 +115,14 @@ fn show(store: &Store, id: &str) -> Result<(), String> {
     let session = store.session(id).map_err(|e| e.to_string())?;
     println!("{}  {}", session.id, session.title);
     println!(
-        "{}  updated {}\n",
+        "{}  updated {}",
         session.directory.display(),
         when(session.updated_ms)
     );
+    if let Some(line) = super::worktree::describe(&session.directory) {
+        println!("{line}");
+    }
+    println!();
     let messages = store.messages(id).map_err(|e| e.to_string())?;
     println!("{}\n", totals(&messages).line());
     let todos = store.todos(id).map_err(|e| e.to_string())?;

@@ -39,6 +39,7 @@ pub(crate) async fn local(
     dir: Option<PathBuf>,
     session: Option<String>,
     sandbox: Option<String>,
+    worktree: Option<String>,
 ) -> u8 {
     let dir = match project_dir(dir) {
         Ok(d) => d,
@@ -46,6 +47,16 @@ pub(crate) async fn local(
             eprintln!("strata: {e}");
             return 2;
         }
+    };
+    let dir = match worktree {
+        Some(name) => match super::worktree::enter(&dir, &name).await {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("strata: {e}");
+                return 1;
+            }
+        },
+        None => dir,
     };
     let mut options = CoreOptions::new(dir.clone());
     options.graph = super::instance::with_sandbox(options.graph, sandbox.as_deref());

@@ -61,10 +61,25 @@ pub(crate) struct Project {
 
 impl Project {
     pub(crate) fn new() -> Project {
+        Self::in_root(
+            tempfile::Builder::new()
+                .prefix("strata-e2e-")
+                .tempdir()
+                .expect("create a temporary directory"),
+        )
+    }
+
+    /// A project (and its data directory) outside every temp directory, so the sandbox's
+    /// writable temp roots do not cover it.
+    pub(crate) fn outside_temp() -> Project {
         let root = tempfile::Builder::new()
             .prefix("strata-e2e-")
-            .tempdir()
-            .expect("create a temporary directory");
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .expect("create a directory in the target directory");
+        Self::in_root(root)
+    }
+
+    fn in_root(root: tempfile::TempDir) -> Project {
         let base = std::fs::canonicalize(root.path()).expect("canonicalize the temp root");
         let dir = base.join("project");
         let tmp = base.join("tmp");

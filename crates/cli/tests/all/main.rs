@@ -40,6 +40,7 @@ mod e2e_telemetry;
 mod e2e_todo_question;
 mod e2e_tui;
 mod e2e_web;
+mod e2e_worktree;
 mod scenario_prompts;
 mod scenarios;
 mod tty_driver;

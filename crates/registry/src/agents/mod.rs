@@ -110,6 +110,9 @@ pub struct AgentInfo {
     pub own_rules: Ruleset,
     /// Instructions added to the system prompt for this agent.
     pub prompt: Option<String>,
+    /// `isolation: worktree`: each `task` child of this agent works in a git worktree of its
+    /// own, removed when it ends unchanged.
+    pub worktree: bool,
     pub builtin: bool,
     pub source: AgentSource,
 }
@@ -127,6 +130,7 @@ impl AgentInfo {
             rules: Ruleset::new(),
             own_rules: Ruleset::new(),
             prompt: None,
+            worktree: false,
             builtin: false,
             source: AgentSource::Config,
         }

@@ -18,6 +18,8 @@ pub(crate) struct Patch {
     pub(crate) steps: Option<u32>,
     pub(crate) rules: Ruleset,
     pub(crate) prompt: Option<String>,
+    /// `isolation: worktree` (`Some(true)`) or `isolation: none` (`Some(false)`).
+    pub(crate) worktree: Option<bool>,
     /// `disable: true` removes the agent.
     pub(crate) disable: bool,
 }
@@ -85,6 +87,15 @@ pub(crate) fn patch(map: &Map<String, Value>, home: &Path) -> Result<Patch, KeyE
         Some(Value::Bool(b)) => *b,
         Some(v) => return Err(bad("disable", "true or false", v)),
     };
+    let worktree = match string(map, "isolation")?.as_deref() {
+        None => None,
+        Some("worktree") => Some(true),
+        Some("none") => Some(false),
+        Some(other) => {
+            let found = Value::String(other.to_string());
+            return Err(bad("isolation", "\"worktree\" or \"none\"", &found));
+        }
+    };
     Ok(Patch {
         description: string(map, "description")?,
         mode,
@@ -93,6 +104,7 @@ pub(crate) fn patch(map: &Map<String, Value>, home: &Path) -> Result<Patch, KeyE
         steps,
         rules,
         prompt: string(map, "prompt")?,
+        worktree,
         disable,
     })
 }
@@ -167,8 +179,12 @@ pub(crate) fn apply(agent: &mut AgentInfo, patch: Patch) {
         steps,
         rules,
         prompt,
+        worktree,
         disable: _,
     } = patch;
+    if let Some(worktree) = worktree {
+        agent.worktree = worktree;
+    }
     if description.is_some() {
         agent.description = description;
     }

@@ -3,7 +3,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use strata_services::permission::{Action, Rule, evaluate};
 
-use super::parse::{patch, tools_rules_over};
+use super::parse::{apply, patch, tools_rules_over};
 use super::*;
 
 fn map(v: Value) -> serde_json::Map<String, Value> {
@@ -155,6 +155,26 @@ fn a_bad_value_names_its_key() {
     );
     assert_eq!(key(json!({"tools": {"edit": "no"}})).key, "tools.edit");
     assert_eq!(key(json!({"disable": 1})).key, "disable");
+    let e = key(json!({"isolation": "container"}));
+    assert_eq!(e.key, "isolation");
+    assert!(e.message.contains("\"worktree\""), "{}", e.message);
+}
+
+#[test]
+fn isolation_worktree_marks_the_agent_and_none_clears_it() {
+    let home = Path::new("/h");
+    let on = patch(&map(json!({"isolation": "worktree"})), home).unwrap();
+    let mut agent = AgentInfo::new("worker", AgentMode::Subagent);
+    apply(&mut agent, on);
+    assert!(agent.worktree);
+    // A later source without the key leaves it; `none` turns it off.
+    apply(&mut agent, patch(&map(json!({"steps": 2})), home).unwrap());
+    assert!(agent.worktree);
+    apply(
+        &mut agent,
+        patch(&map(json!({"isolation": "none"})), home).unwrap(),
+    );
+    assert!(!agent.worktree);
 }
 
 #[test]

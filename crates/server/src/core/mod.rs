@@ -145,6 +145,15 @@ impl ServerCore {
         ))
     }
 
+    /// The worktree operations (`/experimental/worktree`).
+    pub fn worktrees(&self) -> Result<strata_services::worktree::Worktrees, CoreError> {
+        self.inner
+            .runtime
+            .global()
+            .get::<strata_services::worktree::Worktrees>()
+            .map_err(|e| CoreError::Internal(e.to_string()))
+    }
+
     /// The event fan-out.
     pub fn hub(&self) -> &Hub {
         &self.inner.hub

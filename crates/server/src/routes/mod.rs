@@ -14,6 +14,7 @@ pub mod message;
 pub mod openapi;
 pub mod reply;
 pub mod session;
+pub mod worktree;
 
 pub use endpoint::{Endpoint, Route};
 
@@ -37,6 +38,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         context::endpoints(),
         global::endpoints(),
         keys::endpoints(),
+        worktree::endpoints(),
         doc::endpoints(),
     ]
     .into_iter()

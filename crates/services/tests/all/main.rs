@@ -14,3 +14,4 @@ mod sandbox_protect;
 mod snapshot;
 mod snapshot_store;
 mod truncate_service;
+mod worktree_git;
