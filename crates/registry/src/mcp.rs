@@ -8,7 +8,7 @@
 //! - Text parts are joined, images become attachments, `isError` is a tool error.
 
 use serde_json::{Map, Value};
-use strata_services::config::ToolOutput;
+use strata_services::config::{DeferThreshold, ToolOutput};
 use strata_services::mcp::{Mcp, McpError, McpOutput, McpTool};
 use strata_services::truncate::Truncate;
 use strata_tools::contract::{Decoded, DynamicTool, intern};
@@ -60,6 +60,8 @@ pub(crate) struct McpTools {
     pub(crate) mcp: Mcp,
     pub(crate) truncate: Truncate,
     pub(crate) limits: ToolOutput,
+    /// `tool_surface.defer_threshold`.
+    pub(crate) defer_threshold: DeferThreshold,
 }
 
 impl McpTools {

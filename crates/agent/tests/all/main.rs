@@ -5,9 +5,11 @@
 
 mod agents_plan;
 mod bench_caching;
+mod bench_programs;
 mod diff_budget;
 mod loop_basics;
 mod loop_compact;
+mod loop_deferred;
 mod loop_failures;
 mod loop_prompt;
 mod loop_reasoning;

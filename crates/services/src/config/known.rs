@@ -40,7 +40,7 @@ const OPENCODE: [&str; 32] = [
 ];
 
 /// Strata's own keys that opencode does not have (see `parse.rs` and the readers of `raw`).
-const STRATA: [&str; 10] = [
+const STRATA: [&str; 11] = [
     "shell",
     "tool_output",
     "mcp_trust",
@@ -51,6 +51,7 @@ const STRATA: [&str; 10] = [
     "sandbox",
     "hooks",
     "claude_compat",
+    "tool_surface",
 ];
 
 /// Whether `key` is a top-level key Strata or opencode knows.

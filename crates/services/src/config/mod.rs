@@ -34,6 +34,7 @@ mod providers;
 mod redact;
 pub mod sandbox;
 mod subst;
+pub mod tool_surface;
 pub mod websearch;
 
 pub use discovery::{OPENCODE_CONFIG, OPENCODE_CONFIG_CONTENT, Source};
@@ -53,6 +54,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 use crate::flags::RuntimeFlags;
 use crate::instance::InstanceInfo;
 pub use sandbox::{SandboxConfig, SandboxMode};
+pub use tool_surface::{DeferMode, DeferThreshold, ToolSurfaceConfig};
 pub use websearch::{SearchBackend, WebsearchConfig};
 
 /// The name of a config file, in the user config dir and the project.
@@ -133,6 +135,8 @@ pub struct ConfigData {
     pub permission: Option<Map<String, Value>>,
     pub tool_output: ToolOutput,
     pub tools: ToolsConfig,
+    /// The `tool_surface` section: when MCP tools are deferred, how `execute` is offered.
+    pub tool_surface: ToolSurfaceConfig,
     /// Provider settings, uninterpreted (base URLs, keys, options).
     pub provider: Map<String, Value>,
     pub experimental: Experimental,
@@ -165,6 +169,7 @@ impl Default for ConfigData {
             permission: None,
             tool_output: ToolOutput::default(),
             tools: ToolsConfig::default(),
+            tool_surface: ToolSurfaceConfig::default(),
             provider: Map::new(),
             experimental: Experimental::default(),
             mcp: Vec::new(),
