@@ -105,7 +105,10 @@ async fn a_session_finds_a_deferred_tool_and_calls_it_and_a_resumed_one_keeps_it
             let search = &parts[0]["state"];
             assert_eq!(search["status"], "completed", "{search}");
             let loaded = search["metadata"]["loadedTools"].as_array().unwrap();
-            assert_eq!(loaded[0], "many_get_weather_forecast", "{loaded:?}");
+            assert!(
+                loaded.contains(&json!("many_get_weather_forecast")),
+                "{loaded:?}"
+            );
             assert!(loaded.len() <= 8);
             assert!(
                 search["output"]
@@ -116,7 +119,7 @@ async fn a_session_finds_a_deferred_tool_and_calls_it_and_a_resumed_one_keeps_it
             );
             assert_eq!(
                 parts[1]["state"]["output"],
-                r#"many_get_weather_forecast ran with {"weather_forecast_id":"paris"}"#
+                r#"get_weather_forecast ran with {"weather_forecast_id":"paris"}"#
             );
             // A resumed session: its first request already carries what the first run loaded.
             run_in(
@@ -188,7 +191,7 @@ async fn calling_an_unloaded_deferred_tool_runs_it_and_loads_it() {
             assert_eq!(parts[0]["tool"], "many_list_payment", "not `invalid`");
             assert_eq!(state["status"], "completed");
             let output = state["output"].as_str().unwrap();
-            assert!(output.starts_with("many_list_payment ran with"), "{output}");
+            assert!(output.starts_with("list_payment ran with"), "{output}");
             assert!(
                 output.contains("was a deferred tool; this call loaded it"),
                 "{output}"
