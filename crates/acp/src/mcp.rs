@@ -58,6 +58,7 @@ pub(crate) fn servers(list: &[AcpServer]) -> (Vec<McpServer>, Vec<String>) {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             transport,
             sandbox: false,
+            defer: Default::default(),
         });
     }
     (ok, skipped)

@@ -6,10 +6,12 @@
 //!   effects and permission key (patch models, flags, backends, plan mode, hidden tools).
 //! - [`agents`]: the built-in and custom agents (config, markdown files), one [`Agents`]
 //!   service per instance.
+//! - [`deferred`]: loaded and deferred tools, `tool_search` and its BM25 index.
 //! - [`mcp`]: the tools of the configured MCP servers, adapted to the tool contract.
 //! - [`Runtime`] / [`Instance`]: the global tier once, an instance per directory.
 
 pub mod agents;
+pub mod deferred;
 pub mod execute;
 pub mod mcp;
 mod registry;
@@ -18,6 +20,7 @@ mod runtime;
 pub mod surface;
 
 pub use agents::{AgentInfo, AgentMode, Agents, UnknownAgent};
+pub use deferred::{Deferral, Layout, ToolState};
 pub use registry::{RegistryError, ToolRegistry, production};
 pub use runtime::{Instance, InstanceBuilder, Runtime};
 pub use surface::{SurfaceSpec, is_patch_model};

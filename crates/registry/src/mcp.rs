@@ -8,7 +8,7 @@
 //! - Text parts are joined, images become attachments, `isError` is a tool error.
 
 use serde_json::{Map, Value};
-use strata_services::config::ToolOutput;
+use strata_services::config::{DeferThreshold, ToolOutput};
 use strata_services::hooks::Hooks;
 use strata_services::mcp::{Mcp, McpError, McpOutput, McpTool};
 use strata_services::truncate::Truncate;
@@ -64,6 +64,8 @@ pub(crate) struct McpTools {
     pub(crate) limits: ToolOutput,
     /// Claude Code's hooks, which name MCP tools `mcp__‹server›__‹tool›`.
     pub(crate) hooks: Option<Hooks>,
+    /// `tool_surface.defer_threshold`.
+    pub(crate) defer_threshold: DeferThreshold,
 }
 
 impl McpTools {

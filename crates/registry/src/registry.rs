@@ -5,12 +5,13 @@ use std::sync::Arc;
 use strata_graph::{
     BoxError, Context, Graph, Missing, Node, Part, Requirement, Scope, Service, Tier,
 };
-use strata_services::config::{Config, ConfigData};
+use strata_services::config::{Config, ConfigData, ToolSurfaceConfig};
 use strata_services::flags::RuntimeFlags;
 use strata_services::mcp::{MCP_RESOURCES, Mcp};
 use strata_services::truncate::Truncate;
 use strata_tools::{ErasedTool, ToolDef};
 
+use crate::deferred::{Deferral, Layout};
 use crate::mcp::McpTools;
 use crate::surface::{SurfaceSpec, configured_backends, surface};
 
@@ -20,6 +21,8 @@ use crate::surface::{SurfaceSpec, configured_backends, surface};
 pub struct ToolRegistry {
     tools: Arc<Vec<ErasedTool>>,
     mcp: Option<McpTools>,
+    /// `tool_surface`: deferral and `execute`.
+    surface_config: ToolSurfaceConfig,
 }
 
 impl Service for ToolRegistry {
@@ -51,9 +54,14 @@ impl ToolRegistry {
             .iter()
             .map(|d| d.init(cx))
             .collect::<Result<Vec<_>, _>>()?;
+        let surface_config = cx
+            .get::<Config>()
+            .map(|c| c.data().tool_surface.clone())
+            .unwrap_or_default();
         Ok(ToolRegistry {
             tools: Arc::new(tools),
             mcp: mcp_tools(cx),
+            surface_config,
         })
     }
 
@@ -99,19 +107,35 @@ impl ToolRegistry {
         self.all().iter().map(|t| t.id).collect()
     }
 
-    /// The tools advertised to a model (spec §0.7), described for the spec's rules; with code
-    /// mode on, `execute` over the MCP tools that made it onto the surface, before them.
+    /// The tools advertised to a model (spec §0.7), described for the spec's rules; with
+    /// `execute` offered (spec §17), `execute` over the callable tools of the surface, before
+    /// the MCP tools.
     pub fn surface(&self, spec: &SurfaceSpec) -> Vec<ErasedTool> {
         let mut tools: Vec<ErasedTool> = surface(&self.all(), spec)
             .into_iter()
             .map(|t| t.for_rules(&spec.ruleset))
             .collect();
         if let Some(mcp) = &self.mcp
-            && let Some((at, execute)) = crate::execute::surfaced(mcp, &self.tools, &tools, spec)
+            && let Some((at, execute)) =
+                crate::execute::surfaced(mcp, &self.surface_config, &self.tools, &tools, spec)
         {
             tools.insert(at, execute);
         }
         tools
+    }
+
+    /// The tools of one step (spec §24): [`surface`](Self::surface) split into the loaded
+    /// ones, with `tool_search` when anything is deferred and the tools the session loaded
+    /// appended, and the deferred ones.
+    pub fn layout(&self, spec: &SurfaceSpec, deferral: &Deferral) -> Layout {
+        let surface = self.surface(spec);
+        match &self.mcp {
+            Some(mcp) => crate::deferred::layout(surface, mcp, deferral, &spec.ruleset),
+            None => Layout {
+                tools: surface,
+                deferred: Vec::new(),
+            },
+        }
     }
 
     /// The backends these tools need that `config` or the environment (`flags`) configures
@@ -137,11 +161,13 @@ impl ToolRegistry {
 /// does; a bare context built for a registry test may not).
 fn mcp_tools(cx: &Context) -> Option<McpTools> {
     let (mcp, truncate, config) = (cx.get::<Mcp>(), cx.get::<Truncate>(), cx.get::<Config>());
+    let config = config.ok()?;
     Some(McpTools {
         mcp: mcp.ok()?,
         truncate: truncate.ok()?,
-        limits: config.ok()?.data().tool_output.clone(),
+        limits: config.data().tool_output.clone(),
         hooks: cx.get::<strata_services::hooks::Hooks>().ok(),
+        defer_threshold: config.data().tool_surface.defer_threshold,
     })
 }
 

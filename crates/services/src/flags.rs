@@ -23,8 +23,6 @@ pub struct RuntimeFlags {
     pub bash_default_timeout_ms: Option<u64>,
     /// Shows the experimental `lsp` tool.
     pub experimental_lsp_tool: bool,
-    /// `STRATA_EXPERIMENTAL_CODE_MODE`: the `execute` tool (spec §17).
-    pub experimental_code_mode: bool,
     /// `STRATA_WEBSEARCH_URL`: the web search endpoint when the config names none.
     pub websearch_url: Option<String>,
     /// `EXA_API_KEY`: the web search key when the config gives none.
@@ -38,8 +36,6 @@ pub struct RuntimeFlags {
 pub enum Flag {
     /// `STRATA_EXPERIMENTAL_LSP_TOOL`.
     ExperimentalLspTool,
-    /// `STRATA_EXPERIMENTAL_CODE_MODE`.
-    ExperimentalCodeMode,
 }
 
 impl strata_graph::Service for RuntimeFlags {
@@ -94,8 +90,6 @@ impl RuntimeFlags {
                 .filter(|ms| *ms > 0),
             experimental_lsp_tool: var("STRATA_EXPERIMENTAL_LSP_TOOL")
                 .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true")),
-            experimental_code_mode: var("STRATA_EXPERIMENTAL_CODE_MODE")
-                .is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true")),
             websearch_url: var("STRATA_WEBSEARCH_URL").map(|v| v.trim().to_string()),
             exa_api_key: var("EXA_API_KEY").map(|v| v.trim().to_string()),
             sandbox_mode: var("STRATA_SANDBOX").map(|v| v.trim().to_string()),
@@ -115,7 +109,6 @@ impl RuntimeFlags {
             home_dir,
             bash_default_timeout_ms: None,
             experimental_lsp_tool: false,
-            experimental_code_mode: false,
             websearch_url: None,
             exa_api_key: None,
             sandbox_mode: None,
@@ -127,9 +120,6 @@ impl RuntimeFlags {
         let mut on = Vec::new();
         if self.experimental_lsp_tool {
             on.push(Flag::ExperimentalLspTool);
-        }
-        if self.experimental_code_mode {
-            on.push(Flag::ExperimentalCodeMode);
         }
         on
     }

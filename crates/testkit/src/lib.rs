@@ -5,6 +5,7 @@
 //! - [`model_server`]: a scripted model server speaking the OpenAI and Anthropic streaming
 //!   protocols on 127.0.0.1.
 //! - [`mcp_server`]: a scripted MCP server (stdio program `strata-mcp-fixture`, or HTTP).
+//! - [`mcp_many`]: an MCP server with many generated tools, listed in pages.
 //! - [`FixtureServer`]: any axum router served on 127.0.0.1.
 //! - [`poll_with_timeout`], [`poll_within`], [`poll_within_blocking`], [`await_with_timeout`]:
 //!   bounded waiting, never a bare sleep.
@@ -24,6 +25,7 @@
 pub mod fake_lsp;
 mod http_server;
 mod instance;
+pub mod mcp_many;
 pub mod mcp_server;
 pub mod model_server;
 mod poll;

@@ -12,6 +12,8 @@ use strata_tools::invalid::Invalid;
 use strata_tools::{Ask, ErasedTool, ToolCx, ToolError};
 use tokio_util::sync::CancellationToken;
 
+use strata_registry::deferred::LOADED_KEY;
+
 use super::parts;
 use super::record::Recorder;
 use crate::doom::DoomGuard;
@@ -25,8 +27,10 @@ const INVALID: &str = <Invalid as strata_tools::Tool>::ID;
 #[derive(Debug)]
 pub struct CallEnv<'a> {
     pub recorder: &'a Recorder,
-    /// The tools advertised to the model this run.
+    /// The tools advertised to the model this step, with their schemas.
     pub surface: &'a [ErasedTool],
+    /// The deferred tools (spec §24): named to the model, not described; a call of one loads it.
+    pub deferred: &'a [ErasedTool],
     /// The never-advertised `invalid` tool, target of call repair.
     pub invalid: Option<&'a ErasedTool>,
     pub permission: &'a Permission,
@@ -59,6 +63,8 @@ pub struct Prepared {
     /// The call's stored part (`callID`, the tool name as recorded, the state): the one record
     /// of where the call is, written on every change.
     pub part: ToolPart,
+    /// The tool was deferred and never loaded: this call loads it (the result says so).
+    pub loads: bool,
 }
 
 impl Prepared {
@@ -125,14 +131,22 @@ pub struct CallOutcome {
 pub fn prepare(env: &CallEnv<'_>, message_id: &str, part_id: &str, call: &ToolCall) -> Prepared {
     let find = |name: &str| env.surface.iter().find(|t| t.id == name).cloned();
     let found = find(&call.name).or_else(|| find(&call.name.to_lowercase()));
-    let (tool, name, arguments) = match found {
+    // A deferred tool called by name runs as if it had been loaded first.
+    let deferred = || env.deferred.iter().find(|t| t.id == call.name).cloned();
+    let loads = found.is_none() && deferred().is_some();
+    let (tool, name, arguments) = match found.or_else(deferred) {
         Some(tool) => (
             Some(tool.clone()),
             tool.id.to_string(),
             call.arguments.clone(),
         ),
         None => {
-            let available: Vec<&str> = env.surface.iter().map(|t| t.id).collect();
+            let available: Vec<&str> = env
+                .surface
+                .iter()
+                .chain(env.deferred)
+                .map(|t| t.id)
+                .collect();
             let error = format!(
                 "there is no tool named `{}` here. The tools you can call are: {}.",
                 call.name,
@@ -150,6 +164,7 @@ pub fn prepare(env: &CallEnv<'_>, message_id: &str, part_id: &str, call: &ToolCa
         part: ToolPart::pending(&call.id, &name, &arguments).with_provider_meta(call.meta.as_ref()),
         arguments,
         input,
+        loads,
     }
 }
 
@@ -279,6 +294,11 @@ fn finish(
     result: Result<strata_tools::ToolResult, ToolError>,
 ) -> Result<CallOutcome, StoreError> {
     let end = now_ms();
+    let result = if p.loads {
+        loaded_on_call(p.name(), result)
+    } else {
+        result
+    };
     match result {
         Ok(r) => {
             p.record(env, parts::completed(&p.input, (start, end), &r))?;
@@ -292,7 +312,8 @@ fn finish(
                 other => other.stops_turn(),
             };
             let message = e.to_string();
-            p.record(env, parts::failed(&p.input, (start, end), &message, None))?;
+            let meta = p.loads.then(|| loaded_meta(p.name()));
+            p.record(env, parts::failed(&p.input, (start, end), &message, meta))?;
             let end = if halts {
                 CallEnd::Halted
             } else {
@@ -301,4 +322,24 @@ fn finish(
             Ok(outcome(&p, message, end))
         }
     }
+}
+
+/// The note and the record of a deferred tool loaded by calling it (spec §24).
+fn loaded_on_call(
+    name: &str,
+    result: Result<strata_tools::ToolResult, ToolError>,
+) -> Result<strata_tools::ToolResult, ToolError> {
+    let mut r = result?;
+    r.output.push_str(&format!(
+        "\n\n(`{name}` was a deferred tool; this call loaded it, and it is offered with its \
+         schema from the next step on.)"
+    ));
+    r.metadata.extend(loaded_meta(name));
+    Ok(r)
+}
+
+fn loaded_meta(name: &str) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(LOADED_KEY.into(), json!([name]));
+    meta
 }

@@ -14,6 +14,7 @@
 //! - [`history`]: the conversation rebuilt from the table, so `--continue` resumes exactly;
 //! - [`agent_mode`]: the plan file, plan-mode reminders and the switch to `build`;
 //! - [`background`]: the notice of a background shell that ended, for the next request;
+//! - [`deferred`]: the tools a session loaded, and the line naming those still deferred;
 //! - [`compact`]: pruning and summarising a session that nears the model's context window;
 //! - [`small_model`]: the config's `small_model`, which writes the summaries when set;
 //! - [`totals`]: a session's summed tokens and cost;
@@ -32,6 +33,7 @@ pub mod accumulate;
 pub mod agent_mode;
 pub mod background;
 pub mod compact;
+pub mod deferred;
 mod error;
 pub mod execute;
 pub mod history;

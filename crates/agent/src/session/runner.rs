@@ -129,15 +129,19 @@ impl Runner {
     }
 
     fn surface_with(&self, ruleset: Ruleset) -> Vec<ErasedTool> {
+        self.services.registry.surface(&self.spec(ruleset))
+    }
+
+    /// What decides this runner's surface under `ruleset`.
+    pub(super) fn spec(&self, ruleset: Ruleset) -> SurfaceSpec {
         let s = &self.services;
-        let spec = SurfaceSpec {
+        SurfaceSpec {
             model: self.model.id.clone(),
             plan_mode: false,
             ruleset,
             flags: s.flags.enabled(),
             backends: s.registry.configured_backends(&s.config, &s.flags),
-        };
-        s.registry.surface(&spec)
+        }
     }
 
     /// What a child started from this run runs with.

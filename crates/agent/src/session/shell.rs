@@ -66,6 +66,7 @@ impl Runner {
         let env = CallEnv {
             recorder: &rec,
             surface: &surface,
+            deferred: &[],
             invalid: None,
             permission: &s.permission,
             ruleset: &ruleset,

@@ -6,9 +6,11 @@
 mod agents_plan;
 mod background_shells;
 mod bench_caching;
+mod bench_programs;
 mod diff_budget;
 mod loop_basics;
 mod loop_compact;
+mod loop_deferred;
 mod loop_effects;
 mod loop_failures;
 mod loop_hooks;

@@ -1,11 +1,12 @@
 //! `strata tools`: the tool surface a model sees, with each tool's schema. By default the
 //! surface of a run without a terminal (no `question`); `--interactive` shows a terminal run's.
 //! `--agent NAME` shows that agent's surface (default `build`): tools its rules deny for `*`
-//! are left out.
+//! are left out. Each tool has its state: `loaded` (its schema is sent) or `deferred` (only
+//! its name, until `tool_search` loads it), for a new session of that model.
 
 use serde_json::json;
 use strata_registry::rules::{non_interactive_rules, ruleset_of};
-use strata_registry::{AgentInfo, SurfaceSpec};
+use strata_registry::{AgentInfo, Deferral, SurfaceSpec, ToolState};
 
 use super::{consumers, instance};
 use crate::args::{Format, ToolsArgs};
@@ -57,30 +58,51 @@ fn list(
         flags: flags.enabled(),
         backends: registry.configured_backends(&config, &flags),
     };
-    let surface = registry.surface(&spec);
+    // A fresh session's split (spec §24): nothing loaded through `tool_search` yet.
+    let window = strata_agent::catalogue::settings(model, &config.provider, None).map_or(
+        strata_agent::provider::resolve::UNKNOWN_MODEL_CONTEXT,
+        |s| strata_agent::session::deferred::context_window(&s),
+    );
+    let deferral = Deferral {
+        context_window: window,
+        loaded: Vec::new(),
+    };
+    let layout = registry.layout(&spec, &deferral);
+    let states = layout.states();
     match format {
         Format::Json => {
-            let tools: Vec<_> = surface
+            let tools: Vec<_> = states
                 .iter()
-                .map(|t| {
+                .map(|(t, state)| {
                     json!({
                         "id": t.id,
                         "description": t.description,
                         "parameters": *t.schema,
                         "effects": t.effects,
+                        "state": state,
                     })
                 })
                 .collect();
-            let out = json!({"model": model, "tools": tools});
+            let out = json!({
+                "model": model,
+                "loaded": layout.tools.len(),
+                "deferred": layout.deferred.len(),
+                "tools": tools,
+            });
             println!(
                 "{}",
                 serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
             );
         }
         Format::Default => {
-            for t in surface {
+            for (t, state) in states {
                 let first = t.description.lines().next().unwrap_or_default();
-                println!("{:<12} {first}", t.id);
+                let mark = if state == ToolState::Deferred {
+                    " (deferred)"
+                } else {
+                    ""
+                };
+                println!("{:<12} {first}{mark}", t.id);
             }
         }
     }

@@ -26,7 +26,10 @@ fn surface(p: &Project, model: &str) -> Value {
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(keys, ["id", "description", "parameters", "effects"]);
+        assert_eq!(
+            keys,
+            ["id", "description", "parameters", "effects", "state"]
+        );
         let id = tool["id"].as_str().expect("id is a string");
         assert!(
             !tool["description"]

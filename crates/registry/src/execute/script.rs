@@ -1,7 +1,7 @@
 //! The confined interpreter of code mode: QuickJS through `rquickjs`, with only what the script
 //! is given. QuickJS itself has no file system, network or process API (those live in its
 //! `quickjs-libc`, which is not linked), no module loader is installed, and the only host
-//! functions are the tool bridge and `console`. Limits: a memory cap (the allocator refuses
+//! functions are the tool bridge, `search` over the callable tools, and `console`. Limits: a memory cap (the allocator refuses
 //! past it), an operation budget counted by the interrupt handler, which also stops the script
 //! when the call is cancelled.
 
@@ -45,18 +45,25 @@ pub enum Outcome {
 /// A tool bridge call: `(registry tool id, JSON input)` → the text, or the error text.
 pub type Host = Box<dyn FnMut(&str, String) -> Result<String, String>>;
 
-/// One `tools.‹server›.‹tool›` entry: server, tool, registry id.
+/// The `search(query)` function: a query → a JSON array of matching tools.
+pub type Finder = Box<dyn Fn(&str) -> String>;
+
+/// One entry of `tools`: namespace (the MCP server; empty for a built-in tool, which sits at
+/// `tools.‹tool›`), tool, registry id.
 pub type Entry = (String, String, String);
 
 const PRELUDE: &str = r#"
 globalThis.tools = {};
 for (const [server, tool, id] of JSON.parse(__strata_catalog)) {
-  (tools[server] ??= {})[tool] = (input) => {
+  const call = (input) => {
     const r = JSON.parse(__strata_call(id, JSON.stringify(input ?? {})));
     if (!r.ok) throw new Error(r.text);
     return r.text;
   };
+  if (server === "") tools[tool] = call;
+  else (tools[server] ??= {})[tool] = call;
 }
+globalThis.search = (query) => JSON.parse(__strata_search(String(query ?? "")));
 const __show = (x) => (typeof x === "string" ? x : JSON.stringify(x));
 globalThis.console = { log: (...a) => __strata_log(a.map(__show).join(" ")) };
 console.info = console.warn = console.error = console.debug = console.log;
@@ -67,7 +74,7 @@ console.info = console.warn = console.error = console.debug = console.log;
 pub fn run(
     code: &str,
     tools: &[Entry],
-    host: Host,
+    (host, finder): (Host, Finder),
     limits: Limits,
     cancelled: Arc<AtomicBool>,
     logs: &mut Vec<String>,
@@ -97,7 +104,8 @@ pub fn run(
         return Outcome::Threw("The script interpreter could not start.".into());
     };
     let collected: Rc<RefCell<Vec<String>>> = Rc::default();
-    let outcome = context.with(|ctx| evaluate(&ctx, code, tools, host, collected.clone()));
+    let outcome =
+        context.with(|ctx| evaluate(&ctx, code, tools, (host, finder), collected.clone()));
     logs.extend(collected.borrow().iter().cloned());
     if cancelled.load(Ordering::Relaxed) {
         return Outcome::Cancelled;
@@ -112,7 +120,7 @@ fn evaluate(
     ctx: &Ctx<'_>,
     code: &str,
     tools: &[Entry],
-    host: Host,
+    host: (Host, Finder),
     logs: Rc<RefCell<Vec<String>>>,
 ) -> Outcome {
     match setup(ctx, tools, host, logs) {
@@ -141,7 +149,7 @@ fn evaluate(
 fn setup(
     ctx: &Ctx<'_>,
     tools: &[Entry],
-    host: Host,
+    (host, finder): (Host, Finder),
     logs: Rc<RefCell<Vec<String>>>,
 ) -> rquickjs::Result<()> {
     // The interpreter calls back through `Fn`; the script thread is the only caller.
@@ -158,6 +166,8 @@ fn setup(
         serde_json::json!({"ok": ok, "text": text}).to_string()
     })?;
     globals.set("__strata_call", call)?;
+    let search = Function::new(ctx.clone(), move |query: String| finder(&query))?;
+    globals.set("__strata_search", search)?;
     let log = Function::new(ctx.clone(), move |line: String| {
         logs.borrow_mut().push(line);
     })?;

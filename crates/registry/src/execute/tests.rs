@@ -4,10 +4,17 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use super::script::{Entry, Host, Limits, Outcome, run};
+use super::script::{Entry, Finder, Host, Limits, Outcome, run};
 
 fn entries() -> Vec<Entry> {
-    vec![("srv".into(), "echo".into(), "srv_echo".into())]
+    vec![
+        ("srv".into(), "echo".into(), "srv_echo".into()),
+        (String::new(), "read".into(), "read".into()),
+    ]
+}
+
+fn finder() -> Finder {
+    Box::new(|q: &str| serde_json::json!([{"call": format!("tools.srv.{q}")}]).to_string())
 }
 
 fn echo_host() -> Host {
@@ -25,7 +32,7 @@ fn go(code: &str, limits: Limits) -> (Outcome, Vec<String>) {
     let out = run(
         code,
         &entries(),
-        echo_host(),
+        (echo_host(), finder()),
         limits,
         Arc::new(AtomicBool::new(false)),
         &mut logs,
@@ -66,6 +73,15 @@ fn tools_are_called_through_the_host_and_errors_can_be_caught() {
 }
 
 #[test]
+fn built_in_tools_sit_at_the_top_and_search_is_a_function() {
+    let d = Limits::default();
+    let (out, _) = go("return tools.read({filePath: 'a'})", d);
+    assert_eq!(out, Outcome::Done("read got {\"filePath\":\"a\"}".into()));
+    let (out, _) = go("return search('echo')[0].call", d);
+    assert_eq!(out, Outcome::Done("tools.srv.echo".into()));
+}
+
+#[test]
 fn an_endless_loop_stops_at_the_operation_limit() {
     let limits = Limits {
         ticks: 50,
@@ -95,7 +111,7 @@ fn cancellation_stops_a_running_script() {
         run(
             "while (true) {}",
             &entries(),
-            echo_host(),
+            (echo_host(), finder()),
             Limits {
                 ticks: u64::MAX,
                 ..Limits::default()

@@ -27,6 +27,7 @@ pub mod provider_json;
 pub mod recovery;
 mod replies;
 pub mod sessions;
+pub mod tools;
 pub mod turns;
 pub mod undo;
 

@@ -37,6 +37,11 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::get("/session/{id}/children", "Child sessions", children)
             .json::<Vec<SessionInfo>>(),
         Endpoint::get("/session/{id}/todo", "The session's todo list", todo).json::<Vec<Todo>>(),
+        Endpoint::get(
+            "/session/{id}/tools",
+            "The session's tools, loaded or deferred, and their counts",
+            tools,
+        ),
         Endpoint::get("/session/{id}/diff", "The session's file changes", diff)
             .json::<Vec<FileDiff>>(),
         Endpoint::post(
@@ -112,6 +117,11 @@ async fn children(State(s): State<AppState>, Path(id): Path<String>) -> Result<V
 
 async fn todo(State(s): State<AppState>, Path(id): Path<String>) -> Result<Vec<Todo>> {
     Ok(Json(s.core.todos(&id)?))
+}
+
+/// The tools the session's next step sees: `{model, loaded, deferred, tools: [{id, state}]}`.
+async fn tools(State(s): State<AppState>, Path(id): Path<String>) -> Result<serde_json::Value> {
+    Ok(Json(s.core.session_tools(&id).await?))
 }
 
 /// The session's file changes, from its first undo point to the files now.

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::fields::{FieldError, boolean, get, object, positive_as, wrong};
+use super::tool_surface::DeferMode;
 
 /// How long a server gets to start and answer `initialize` when `timeout` is not set.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -29,6 +30,8 @@ pub struct McpServer {
     pub transport: McpTransport,
     /// `mcp.<name>.sandbox`: a local server runs inside the instance's sandbox (opt-in).
     pub sandbox: bool,
+    /// `mcp.<name>.defer`: whether this server's tools are deferred (`auto` by default).
+    pub defer: DeferMode,
 }
 
 /// How to reach a server.
@@ -94,6 +97,7 @@ fn server(name: &str, value: &Value) -> Result<McpServer, FieldError> {
             .unwrap_or(DEFAULT_CALL_TIMEOUT),
         transport,
         sandbox: boolean(obj, "sandbox", &at("sandbox"))?.unwrap_or(false),
+        defer: super::tool_surface::defer_mode(obj, name)?,
     })
 }
 

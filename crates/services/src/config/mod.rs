@@ -54,7 +54,7 @@ use strata_graph::{BoxError, Node, Scope, Tier};
 use crate::flags::RuntimeFlags;
 use crate::instance::InstanceInfo;
 pub use sandbox::{SandboxConfig, SandboxMode};
-pub use tool_surface::ToolSurfaceConfig;
+pub use tool_surface::{DeferMode, DeferThreshold, ToolSurfaceConfig};
 pub use websearch::{SearchBackend, WebsearchConfig};
 
 /// The name of a config file, in the user config dir and the project.
@@ -135,6 +135,8 @@ pub struct ConfigData {
     pub permission: Option<Map<String, Value>>,
     pub tool_output: ToolOutput,
     pub tools: ToolsConfig,
+    /// The `tool_surface` section: when MCP tools are deferred, how `execute` is offered.
+    pub tool_surface: ToolSurfaceConfig,
     /// Provider settings, uninterpreted (base URLs, keys, options).
     pub provider: Map<String, Value>,
     pub experimental: Experimental,
@@ -169,6 +171,7 @@ impl Default for ConfigData {
             permission: None,
             tool_output: ToolOutput::default(),
             tools: ToolsConfig::default(),
+            tool_surface: ToolSurfaceConfig::default(),
             provider: Map::new(),
             experimental: Experimental::default(),
             mcp: Vec::new(),

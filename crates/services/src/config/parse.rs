@@ -126,6 +126,7 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
             read_before_edit: boolean(tools, "read_before_edit", "tools.read_before_edit")?
                 .unwrap_or(true),
         },
+        tool_surface: super::tool_surface::section(root)?,
         provider: object(root, "provider", "provider")?
             .cloned()
             .unwrap_or_default(),

@@ -27,7 +27,7 @@ use serde_json::Value;
 use strata_graph::{BoxError, Node, Scope, Tier};
 use tokio::sync::mpsc;
 
-use crate::config::{Config, McpServer};
+use crate::config::{Config, DeferMode, McpServer};
 use crate::http::HttpClient;
 use crate::instance::InstanceInfo;
 use crate::process::ChildProcessSpawner;
@@ -54,6 +54,8 @@ pub struct McpTool {
     pub schema: Value,
     /// The server is in `mcp_trust` and the tool says `readOnlyHint: true`.
     pub trusted_read_only: bool,
+    /// The server's `defer` setting.
+    pub defer: DeferMode,
 }
 
 /// Where a configured server stands.
@@ -317,6 +319,7 @@ fn describe(server: &McpServer, trust: &[String], tools: Vec<rmcp::model::Tool>)
                 description: t.description.as_deref().unwrap_or_default().to_string(),
                 schema: Value::Object((*t.input_schema).clone()),
                 trusted_read_only: trusted && hint,
+                defer: server.defer,
             }
         })
         .collect()

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod code_mode;
+mod deferred_tools;
 mod instance;
 mod lsp_service;
 mod mcp_client;

@@ -35,9 +35,9 @@ pub const SUMMARY_PROMPT: &str = include_str!("summary_prompt.md");
 /// Outputs smaller than this many estimated tokens are not worth pruning.
 const MIN_PRUNE_TOKENS: u64 = 50;
 
-/// A rough token count of a text: four bytes a token.
+/// A rough token count of a text: four bytes a token (the registry's deferral counts so too).
 fn estimate(text: &str) -> u64 {
-    (text.len() as u64).div_ceil(4)
+    strata_registry::deferred::estimate_tokens(text.len())
 }
 
 /// The messages after the last compaction (all of them when there was none).

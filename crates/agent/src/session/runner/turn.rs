@@ -183,53 +183,24 @@ impl Runner {
     ) -> Result<(RunOutcome, bool), RunError> {
         let (s, opts) = (&self.services, &self.options);
         let ruleset = self.ruleset(agent)?;
-        let surface = self.surface_with(ruleset.clone());
-        let specs = tool_specs(&surface);
+        let spec = self.spec(ruleset.clone());
+        let window = crate::session::deferred::context_window(cx.settings);
+        let first = self.layout(cx, &spec, window)?;
         let model_ref = ModelRef {
             provider_id: self.model.provider.name().to_string(),
             model_id: self.model.api_model.clone(),
         };
         let prompt = agent.prompt.as_deref().or(opts.agent_prompt.as_deref());
-        let system =
-            crate::session::prompt::for_run(s, &self.model.id, prompt, &surface, &ruleset).await;
+        let base_system =
+            crate::session::prompt::for_run(s, &self.model.id, prompt, &first.tools, &ruleset)
+                .await;
         let doom = Mutex::new(DoomGuard::new());
         let invalid = s.registry.get(<Invalid as strata_tools::Tool>::ID);
-        let call_env = CallEnv {
-            recorder: cx.rec,
-            surface: &surface,
-            invalid: invalid.as_ref(),
-            permission: &s.permission,
-            ruleset: &ruleset,
-            agent: &agent.name,
-            model: &self.model.api_model,
-            plan_file: Some(cx.plan_file),
-            continue_on_deny: s.config.experimental.continue_loop_on_deny,
-            doom: &doom,
-            early_calls: opts.early_calls,
-            cancel: cx.cancel,
-            hooks: Some(&s.hooks),
-        };
-        let info = cx.settings.info.as_ref();
-        let step_env = StepEnv {
-            provider: self.model.provider.as_ref(),
-            model: &model_ref,
-            system: &system,
-            tools: &specs,
-            calls: &call_env,
-            max_tokens: cx.settings.max_tokens,
-            reasoning: &cx.settings.reasoning,
-            temperature: agent.temperature,
-            // The run's own choice (tests), else the catalogue's word for the model.
-            interleaved: opts
-                .interleaved
-                .as_deref()
-                .or(info.and_then(|i| i.interleaved.as_deref())),
-            no_cache: cx.settings.no_cache,
-        };
         // The agent's own budget, within the run's.
         let max_steps = agent
             .steps
             .map_or(opts.max_steps, |n| n.min(opts.max_steps));
+        let mut next_layout = Some(first);
         loop {
             if cx.cancel.is_cancelled() {
                 return Ok((RunOutcome::Cancelled, false));
@@ -238,6 +209,30 @@ impl Runner {
                 return Ok((RunOutcome::StepLimit { steps: *steps }, false));
             }
             *steps += 1;
+            // Tools loaded in the last step are offered from this one on (spec §24).
+            let layout = match next_layout.take() {
+                Some(l) => l,
+                None => self.layout(cx, &spec, window)?,
+            };
+            let specs = tool_specs(&layout.tools);
+            let system = crate::session::deferred::system_with(&base_system, &layout);
+            let call_env = CallEnv {
+                recorder: cx.rec,
+                surface: &layout.tools,
+                deferred: &layout.deferred,
+                invalid: invalid.as_ref(),
+                permission: &s.permission,
+                ruleset: &ruleset,
+                agent: &agent.name,
+                model: &self.model.api_model,
+                plan_file: Some(cx.plan_file),
+                continue_on_deny: s.config.experimental.continue_loop_on_deny,
+                doom: &doom,
+                early_calls: opts.early_calls,
+                cancel: cx.cancel,
+                hooks: Some(&s.hooks),
+            };
+            let step_env = self.step_env(cx, agent, &model_ref, &system, &specs, &call_env);
             let step_span = crate::session::spans::step(cx.session_id, *steps);
             let end = self.attempt(cx, &step_env, agent, &step_span).await?;
             if let Next::Stop(outcome, switch) = self.settle(cx, end, text, step_span).await? {
@@ -247,6 +242,52 @@ impl Runner {
                 }
                 return Ok((outcome, switch));
             }
+        }
+    }
+
+    /// This step's tools: the surface split into loaded and deferred, with the tools the
+    /// session loaded so far (read from its stored results) appended.
+    fn layout(
+        &self,
+        cx: &TurnCx<'_>,
+        spec: &strata_registry::SurfaceSpec,
+        window: u64,
+    ) -> Result<strata_registry::Layout, RunError> {
+        let stored = crate::undo::conversation(&self.services.store, cx.session_id)?;
+        let deferral = strata_registry::Deferral {
+            context_window: window,
+            loaded: crate::session::deferred::loaded(&stored),
+        };
+        Ok(self.services.registry.layout(spec, &deferral))
+    }
+
+    /// What one step sends: this model's settings with `system` and `tools`.
+    fn step_env<'e>(
+        &'e self,
+        cx: &TurnCx<'e>,
+        agent: &AgentInfo,
+        model: &'e ModelRef,
+        system: &'e str,
+        tools: &'e [ToolSpec],
+        calls: &'e CallEnv<'e>,
+    ) -> StepEnv<'e> {
+        let info = cx.settings.info.as_ref();
+        StepEnv {
+            provider: self.model.provider.as_ref(),
+            model,
+            system,
+            tools,
+            calls,
+            max_tokens: cx.settings.max_tokens,
+            reasoning: &cx.settings.reasoning,
+            temperature: agent.temperature,
+            // The run's own choice (tests), else the catalogue's word for the model.
+            interleaved: self
+                .options
+                .interleaved
+                .as_deref()
+                .or(info.and_then(|i| i.interleaved.as_deref())),
+            no_cache: cx.settings.no_cache,
         }
     }
 

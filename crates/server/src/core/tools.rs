@@ -1,0 +1,50 @@
+//! A session's tools as its next step will see them (spec §24): each tool's state, loaded or
+//! deferred, and the counts, for the build agent and the model of the session's last prompt
+//! (the configured model when it has none).
+
+use serde_json::{Value, json};
+use strata_agent::session::deferred::layout_for;
+
+use super::{CoreError, ServerCore};
+
+impl ServerCore {
+    /// `GET /session/:id/tools`.
+    pub async fn session_tools(&self, id: &str) -> Result<Value, CoreError> {
+        let row = self.session_row(id)?;
+        let entry = self.instance(&row.directory).await?;
+        let services = &entry.services;
+        let model = last_model(&self.store().messages(id)?)
+            .or_else(|| services.config.model.clone())
+            .unwrap_or_default();
+        let agent = services
+            .agents
+            .lookup("build")
+            .map_err(|e| CoreError::Internal(e.to_string()))?
+            .clone();
+        let layout = layout_for(services, &model, &agent, Some(id))
+            .map_err(|e| CoreError::Internal(e.to_string()))?;
+        let tools: Vec<Value> = layout
+            .states()
+            .iter()
+            .map(|(t, state)| json!({"id": t.id, "state": state}))
+            .collect();
+        Ok(json!({
+            "model": model,
+            "loaded": layout.tools.len(),
+            "deferred": layout.deferred.len(),
+            "tools": tools,
+        }))
+    }
+}
+
+/// `provider/model` of the last user message that names one.
+fn last_model(
+    messages: &[(strata_agent::store::Message, Vec<strata_agent::store::Part>)],
+) -> Option<String> {
+    messages.iter().rev().find_map(|(m, _)| {
+        let model = m.data.get("model")?;
+        let provider = model.get("providerID")?.as_str()?;
+        let id = model.get("modelID")?.as_str()?;
+        Some(format!("{provider}/{id}"))
+    })
+}
