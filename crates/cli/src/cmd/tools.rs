@@ -58,11 +58,16 @@ fn list(
         flags: flags.enabled(),
         backends: registry.configured_backends(&config, &flags),
     };
-    // A fresh session's split (spec §24): nothing loaded through `tool_search` yet.
-    let window = strata_agent::catalogue::settings(model, &config.provider, None).map_or(
-        strata_agent::provider::resolve::UNKNOWN_MODEL_CONTEXT,
-        |s| strata_agent::session::deferred::context_window(&s),
-    );
+    // A fresh session's split (spec §24): nothing loaded through `tool_search` yet. Only MCP
+    // tools are ever deferred, so without MCP servers the catalogue is not read (start-up).
+    let window = if config.mcp.is_empty() {
+        strata_agent::provider::resolve::UNKNOWN_MODEL_CONTEXT
+    } else {
+        strata_agent::catalogue::settings(model, &config.provider, None).map_or(
+            strata_agent::provider::resolve::UNKNOWN_MODEL_CONTEXT,
+            |s| strata_agent::session::deferred::context_window(&s),
+        )
+    };
     let deferral = Deferral {
         context_window: window,
         loaded: Vec::new(),

@@ -85,6 +85,8 @@ async fn http_lists_the_agents_surface_with_hints_from_effects() {
         names,
         [
             "bash",
+            "bash_output",
+            "bash_kill",
             "read",
             "glob",
             "grep",

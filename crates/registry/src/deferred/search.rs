@@ -84,6 +84,8 @@ pub(crate) fn tool(catalogue: Catalogue, truncate: Truncate, limits: &ToolOutput
             "required": ["query"],
         }),
         effects: Effects::READ_ONLY,
+        // Loading schemas changes nothing a hook guards; Claude Code has no hook name for it.
+        hooks: strata_tools::layers::hooks::HooksLayer::off(),
     };
     ErasedTool::dynamic_fn(def, truncate, limits, catalogue, run)
 }

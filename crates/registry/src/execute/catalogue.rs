@@ -183,6 +183,7 @@ mod tests {
             description: description.into(),
             schema: json!({}),
             effects: strata_tools::Effects::READ_ONLY,
+            hooks: strata_tools::layers::hooks::HooksLayer::off(),
         };
         let tool = ErasedTool::dynamic_fn(
             def,

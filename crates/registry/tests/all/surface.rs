@@ -121,8 +121,15 @@ async fn every_surface_follows_the_declarations() {
 async fn the_file_changing_tools_share_the_edit_permission() {
     let edit = builtin_where(|d| d.permission == "edit");
     assert_eq!(edit, ["edit", "write", "transaction", "apply_patch"]);
+    // The background-shell tools are governed by `bash`'s rules, the two MCP resource tools
+    // share `mcp_resource`; every other tool goes by its id.
+    let shells = builtin_where(|d| d.permission == "bash");
+    assert_eq!(shells, ["bash", "bash_output", "bash_kill"]);
+    let resources = builtin_where(|d| d.permission == "mcp_resource");
+    assert_eq!(resources, ["list_mcp_resources", "read_mcp_resource"]);
     for d in strata_tools::builtin() {
-        assert!(d.permission == d.id || edit.contains(&d.id), "{d:?}");
+        let shared = edit.contains(&d.id) || shells.contains(&d.id) || resources.contains(&d.id);
+        assert!(d.permission == d.id || shared, "{d:?}");
     }
 }
 
@@ -499,10 +506,15 @@ fn the_built_in_declarations() {
     let mut edit = ids_where(&|d| d.permission == "edit");
     edit.sort_unstable();
     assert_eq!(edit, ["apply_patch", "edit", "transaction", "write"]);
-    // Every other tool is checked under its own id.
+    // Every other tool is checked under its own id, but for the background-shell tools,
+    // which `bash`'s rules govern, and the MCP resource tools, which share `mcp_resource`.
+    let shared = ["edit", "bash", "mcp_resource"];
     assert!(
         defs.iter()
-            .filter(|d| d.permission != "edit")
+            .filter(|d| !shared.contains(&d.permission))
             .all(|d| d.permission == d.id)
     );
+    let mut shells = ids_where(&|d| d.permission == "bash");
+    shells.sort_unstable();
+    assert_eq!(shells, ["bash", "bash_kill", "bash_output"]);
 }

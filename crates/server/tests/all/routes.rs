@@ -409,10 +409,11 @@ async fn mcp_prompts_are_listed_as_commands_and_run_as_a_turn() {
         )
         .await;
     assert_eq!(ran.status, StatusCode::OK, "{ran:?}");
-    assert_eq!(
-        ran.body["parts"].as_array().unwrap().last().unwrap()["text"],
-        "Hello, Ada."
-    );
+    // The reply is the turn's last assistant message: its text part carries the answer.
+    let parts = ran.body["parts"].as_array().unwrap();
+    let texts: Vec<_> = parts.iter().filter(|p| p["type"] == "text").collect();
+    assert_eq!(texts.len(), 1, "{parts:?}");
+    assert_eq!(texts[0]["text"], "Hello, Ada.", "{parts:?}");
     let sent = s.model.requests()[0]["messages"].to_string();
     assert!(sent.contains("Greet Ada warmly."), "{sent}");
     s.shutdown().await;

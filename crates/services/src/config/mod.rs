@@ -135,7 +135,8 @@ pub struct ConfigData {
     pub permission: Option<Map<String, Value>>,
     pub tool_output: ToolOutput,
     pub tools: ToolsConfig,
-    /// The `tool_surface` section: when MCP tools are deferred, how `execute` is offered.
+    /// The `tool_surface` section: when MCP tools are deferred, how `execute` is offered, and
+    /// the opt-in tools (`transaction`).
     pub tool_surface: ToolSurfaceConfig,
     /// Provider settings, uninterpreted (base URLs, keys, options).
     pub provider: Map<String, Value>,
@@ -151,8 +152,6 @@ pub struct ConfigData {
     pub sandbox: SandboxConfig,
     /// The `snapshot` section: the size budget of the undo store.
     pub snapshot: SnapshotConfig,
-    /// The `tool_surface` section: opt-in tools (`transaction`).
-    pub tool_surface: ToolSurfaceConfig,
     /// `instructions`: more instruction files for the system prompt, paths or globs as written
     /// (relative to the instance directory, `~/` for home; the Instructions service resolves).
     pub instructions: Vec<String>,
@@ -180,7 +179,6 @@ impl Default for ConfigData {
             skills: SkillsConfig::default(),
             sandbox: SandboxConfig::default(),
             snapshot: SnapshotConfig::default(),
-            tool_surface: ToolSurfaceConfig::default(),
             instructions: Vec::new(),
             raw: Value::Object(Map::new()),
         }

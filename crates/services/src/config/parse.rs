@@ -146,7 +146,6 @@ pub(super) fn typed(value: &Value) -> Result<ConfigData, FieldError> {
         },
         sandbox: super::sandbox::section(root)?,
         snapshot: snapshot(root)?,
-        tool_surface: super::tool_surface::section(root)?,
         instructions: instructions(root)?,
         raw: value.clone(),
     })

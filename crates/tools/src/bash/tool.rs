@@ -163,6 +163,9 @@ impl Tool for Bash {
 
     async fn execute(&self, p: BashParams, cx: ToolCx) -> Result<ToolResult, ToolError> {
         let admitted = self.admit(&p, &cx).await?;
+        if p.run_in_background == Some(true) {
+            return self.run_background(p, admitted, &cx).await;
+        }
         Ok(self.run_admitted(p, admitted, &cx).await?.result)
     }
 }
@@ -236,12 +239,6 @@ impl Bash {
         }
 
         let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&cwd);
-        if p.run_in_background == Some(true) {
-            let title = description.clone().unwrap_or_else(|| p.command.clone());
-            return self
-                .start_background(&p.command, title, spec, escape.is_some(), &cx)
-                .await;
-        }
         let (spec, protected) = self.place(spec, escape.is_some(), &cx.session_id);
         let mut capture = Capture::new(self.truncate.clone(), self.limits);
         let outcome = run(
@@ -292,6 +289,25 @@ impl Bash {
 }
 
 impl Bash {
+    /// An admitted `run_in_background` call: started in its own group, answered at once.
+    async fn run_background(
+        &self,
+        p: BashParams,
+        admitted: Admitted,
+        cx: &ToolCx,
+    ) -> Result<ToolResult, ToolError> {
+        // Cancelled while asking: nothing has run yet, so nothing should.
+        if cx.abort.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&admitted.cwd);
+        let title = (p.description.as_deref())
+            .filter(|d| !d.trim().is_empty())
+            .map_or_else(|| p.command.clone(), str::to_string);
+        self.start_background(&p.command, title, spec, admitted.escape.is_some(), cx)
+            .await
+    }
+
     /// Spec §7.6: starts `spec` as a background shell of the call's session (in the sandbox
     /// unless `escaped`) and returns its id and first output.
     async fn start_background(

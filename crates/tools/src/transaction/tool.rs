@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use strata_services::background::BackgroundShells;
 use strata_services::bus::{Bus, WatchKind};
 use strata_services::config::Config;
 use strata_services::file_time::FileTime;
@@ -83,11 +84,24 @@ impl Tool for Transaction {
         Config,
         RuntimeFlags,
         Sandbox,
+        BackgroundShells,
     );
 
     fn init(deps: Self::Deps) -> Self {
-        let (info, fs, file_time, bus, lsp, formatter, spawner, truncate, config, flags, sandbox) =
-            deps;
+        let (
+            info,
+            fs,
+            file_time,
+            bus,
+            lsp,
+            formatter,
+            spawner,
+            truncate,
+            config,
+            flags,
+            sandbox,
+            background,
+        ) = deps;
         let bash = <Bash as Tool>::init((
             info.clone(),
             fs.clone(),
@@ -96,6 +110,7 @@ impl Tool for Transaction {
             config,
             flags,
             sandbox,
+            background,
         ));
         Transaction {
             w: Writer::new((info, fs, file_time, bus, lsp, formatter)),
@@ -414,6 +429,7 @@ fn check_params(command: &str, timeout: Option<i64>) -> BashParams {
         escape_sandbox: None,
         justification: None,
         description: None,
+        run_in_background: None,
     }
 }
 
