@@ -57,47 +57,7 @@ impl Wire for AnthropicWire {
 pub(crate) fn request_body(req: &ChatRequest) -> Value {
     let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
     for message in &req.messages {
-        let (role, blocks) = match message {
-            ChatMessage::User { text, media } => {
-                let mut blocks = text_block(text);
-                blocks.extend(
-                    media
-                        .iter()
-                        .map(|m| media_block(m, &m.not_sendable_from_user())),
-                );
-                ("user", blocks)
-            }
-            ChatMessage::Assistant {
-                text,
-                tool_calls,
-                reasoning,
-            } => {
-                // Thinking blocks go first, as they came, so the signed ones are accepted back.
-                let mut blocks: Vec<Value> = reasoning.iter().filter_map(thinking_block).collect();
-                blocks.extend(text_block(text));
-                for call in tool_calls {
-                    // Only parsed calls reach the history; anything else becomes an empty input.
-                    let input = serde_json::from_str::<Value>(&call.arguments)
-                        .ok()
-                        .filter(Value::is_object)
-                        .unwrap_or_else(|| json!({}));
-                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}));
-                }
-                ("assistant", blocks)
-            }
-            ChatMessage::ToolResult {
-                call_id,
-                output,
-                is_error,
-                media,
-                ..
-            } => (
-                "user",
-                vec![
-                    json!({"type": "tool_result", "tool_use_id": call_id, "content": result_content(output, media), "is_error": is_error}),
-                ],
-            ),
-        };
+        let (role, blocks) = message_blocks(message);
         if blocks.is_empty() {
             continue;
         }
@@ -136,6 +96,53 @@ pub(crate) fn request_body(req: &ChatRequest) -> Value {
         cache::mark(&mut body);
     }
     body
+}
+
+/// One history message as its Anthropic role and content blocks (possibly none).
+fn message_blocks(message: &ChatMessage) -> (&'static str, Vec<Value>) {
+    match message {
+        ChatMessage::User { text, media } => {
+            let mut blocks = text_block(text);
+            blocks.extend(
+                media
+                    .iter()
+                    .map(|m| media_block(m, &m.not_sendable_from_user())),
+            );
+            ("user", blocks)
+        }
+        ChatMessage::Assistant {
+            text,
+            tool_calls,
+            reasoning,
+        } => {
+            // Thinking blocks go first, as they came, so the signed ones are accepted back.
+            let mut blocks: Vec<Value> = reasoning.iter().filter_map(thinking_block).collect();
+            blocks.extend(text_block(text));
+            for call in tool_calls {
+                // Only parsed calls reach the history; anything else becomes an empty input.
+                let input = serde_json::from_str::<Value>(&call.arguments)
+                    .ok()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| json!({}));
+                blocks.push(
+                    json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}),
+                );
+            }
+            ("assistant", blocks)
+        }
+        ChatMessage::ToolResult {
+            call_id,
+            output,
+            is_error,
+            media,
+            ..
+        } => (
+            "user",
+            vec![
+                json!({"type": "tool_result", "tool_use_id": call_id, "content": result_content(output, media), "is_error": is_error}),
+            ],
+        ),
+    }
 }
 
 /// A tool result's content: its text alone, or, when it attached files, a list of the text
