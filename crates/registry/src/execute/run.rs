@@ -47,41 +47,9 @@ impl Execute {
                 detail: "`code` must be a string holding the program".into(),
             });
         };
-        let code = code.to_string();
-        let entries: Vec<Entry> = self
-            .tools
-            .iter()
-            .map(|c| {
-                let ns = c.server.clone().unwrap_or_default();
-                (ns, c.name.clone(), c.tool.id.to_string())
-            })
-            .collect();
         let halt = Arc::new(AtomicBool::new(false));
         let (tx, mut rx) = mpsc::channel::<Bridge>(1);
-        let flag = halt.clone();
-        let limits = Limits {
-            memory: self.bounds.memory,
-            ..Limits::default()
-        };
-        let finder = self.finder.clone();
-        let mut script = tokio::task::spawn_blocking(move || {
-            let host: script::Host = Box::new(move |id: &str, input: String| {
-                let (reply, answer) = oneshot::channel();
-                let bridge = Bridge {
-                    id: id.to_string(),
-                    input,
-                    reply,
-                };
-                if tx.blocking_send(bridge).is_err() {
-                    return Err(ENDED.into());
-                }
-                answer.blocking_recv().unwrap_or_else(|_| Err(ENDED.into()))
-            });
-            let find: script::Finder = Box::new(move |q: &str| finder.find(q));
-            let mut logs = Vec::new();
-            let outcome = script::run(&code, &entries, (host, find), limits, flag, &mut logs);
-            (outcome, logs)
-        });
+        let mut script = self.start_script(code.to_string(), halt.clone(), tx);
         let mut seen = Seen::default();
         let abort = req.cx.abort.clone();
         let deadline = tokio::time::sleep(self.bounds.wall);
@@ -126,6 +94,46 @@ impl Execute {
         let (outcome, logs) =
             joined.map_err(|e| ToolError::fatal(format!("The program's thread failed: {e}")))?;
         finish(outcome, logs, seen, &self.bounds)
+    }
+
+    /// Starts the program on a blocking thread: tool calls come back over `tx`, `flag` stops it.
+    fn start_script(
+        &self,
+        code: String,
+        flag: Arc<AtomicBool>,
+        tx: mpsc::Sender<Bridge>,
+    ) -> tokio::task::JoinHandle<(Outcome, Vec<String>)> {
+        let entries: Vec<Entry> = self
+            .tools
+            .iter()
+            .map(|c| {
+                let ns = c.server.clone().unwrap_or_default();
+                (ns, c.name.clone(), c.tool.id.to_string())
+            })
+            .collect();
+        let limits = Limits {
+            memory: self.bounds.memory,
+            ..Limits::default()
+        };
+        let finder = self.finder.clone();
+        tokio::task::spawn_blocking(move || {
+            let host: script::Host = Box::new(move |id: &str, input: String| {
+                let (reply, answer) = oneshot::channel();
+                let bridge = Bridge {
+                    id: id.to_string(),
+                    input,
+                    reply,
+                };
+                if tx.blocking_send(bridge).is_err() {
+                    return Err(ENDED.into());
+                }
+                answer.blocking_recv().unwrap_or_else(|_| Err(ENDED.into()))
+            });
+            let find: script::Finder = Box::new(move |q: &str| finder.find(q));
+            let mut logs = Vec::new();
+            let outcome = script::run(&code, &entries, (host, find), limits, flag, &mut logs);
+            (outcome, logs)
+        })
     }
 
     async fn inner_call(
