@@ -214,6 +214,10 @@ impl FsApi for EditorFs {
         self.disk.rename(from, to).await
     }
 
+    async fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError> {
+        self.disk.set_mode(path, mode).await
+    }
+
     async fn exists(&self, path: &Path) -> bool {
         self.disk.exists(path).await
     }

@@ -182,7 +182,11 @@ mod tests {
         let budget = DiffBudget::new(None, PathBuf::from("/p"));
         let path = Path::new("/p/a");
         budget.note_original("s", path, &Before::Absent);
-        budget.note_original("s", path, &Before::Bytes(b"x".to_vec()));
+        let x = Before::File {
+            bytes: b"x".to_vec(),
+            mode: 0o644,
+        };
+        budget.note_original("s", path, &x);
         assert_eq!(
             budget.originals("s"),
             vec![(path.to_path_buf(), Before::Absent)]

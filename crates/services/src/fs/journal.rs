@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 
-use super::{ByteStream, DirEntry, FileKind, FsApi, FsError, Metadata};
+use super::{ByteStream, DirEntry, FileKind, FsApi, FsError, FsUtil, Metadata};
 
 /// Larger files are noted as [`Before::Unreadable`] rather than copied.
 const MAX_NOTED_BYTES: u64 = 256 * 1024 * 1024;
@@ -29,7 +29,8 @@ tokio::task_local! {
 pub enum Before {
     /// Nothing was there: undoing the change removes the file.
     Absent,
-    Bytes(Vec<u8>),
+    /// A file with these bytes and permission bits.
+    File { bytes: Vec<u8>, mode: u32 },
     /// It could not be read (too large, not a file): the change cannot be undone.
     Unreadable,
 }
@@ -69,6 +70,29 @@ impl Journal {
     }
 }
 
+/// Puts `path` back as `before` says: the same bytes and permission bits, or nothing there.
+/// A file that still holds its old bytes is not rewritten (a read-only file that refused the
+/// change stays untouched). False when that failed or is impossible ([`Before::Unreadable`]).
+pub async fn put_back(fs: &FsUtil, path: &Path, before: &Before) -> bool {
+    match before {
+        Before::File { bytes, mode } => {
+            let limit = bytes.len() as u64;
+            let same = fs.read(path, limit).await.is_ok_and(|now| now == *bytes);
+            if !same && fs.write_atomic(path, bytes).await.is_err() {
+                return false;
+            }
+            // A file written anew (it had been removed) gets the default mode: give back its own.
+            match fs.stat(path).await {
+                Ok(Some(m)) if m.mode == *mode => true,
+                Ok(Some(_)) => fs.set_mode(path, *mode).await.is_ok(),
+                _ => false,
+            }
+        }
+        Before::Absent => !fs.exists(path).await || fs.remove_file(path).await.is_ok(),
+        Before::Unreadable => false,
+    }
+}
+
 /// Wraps every FsUtil implementation: notes paths into the current journal before changing them.
 pub(super) struct Journaled<A>(pub(super) A);
 
@@ -85,7 +109,10 @@ impl<A: FsApi> Journaled<A> {
             Ok(None) => Before::Absent,
             Ok(Some(m)) if m.kind == FileKind::File => {
                 match self.0.read(path, MAX_NOTED_BYTES).await {
-                    Ok(bytes) => Before::Bytes(bytes),
+                    Ok(bytes) => Before::File {
+                        bytes,
+                        mode: m.mode,
+                    },
                     Err(_) => Before::Unreadable,
                 }
             }
@@ -146,6 +173,10 @@ impl<A: FsApi> FsApi for Journaled<A> {
         self.note(to).await;
         self.0.rename(from, to).await
     }
+    async fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError> {
+        self.note(path).await;
+        self.0.set_mode(path, mode).await
+    }
     async fn exists(&self, path: &Path) -> bool {
         self.0.exists(path).await
     }
@@ -157,7 +188,47 @@ impl<A: FsApi> FsApi for Journaled<A> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fs::FsUtil;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A file as `std::fs::write` leaves it: 0666 narrowed by the process umask.
+    fn file(bytes: &[u8]) -> Before {
+        let dir = tempfile::tempdir().unwrap();
+        let probe = dir.path().join("probe");
+        std::fs::write(&probe, b"").unwrap();
+        let mode = std::fs::metadata(&probe).unwrap().permissions().mode() & 0o7777;
+        Before::File {
+            bytes: bytes.to_vec(),
+            mode,
+        }
+    }
+
+    #[tokio::test]
+    async fn put_back_restores_a_removed_file_with_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let ro = dir.path().join("ro.txt");
+        std::fs::write(&ro, b"read\nonly\n").unwrap();
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let fs = FsUtil::live();
+        let journal = Journal::default();
+        journal.scope(fs.remove_file(&ro)).await.unwrap();
+        let [entry] = journal.entries().try_into().unwrap();
+        assert!(put_back(&fs, &entry.path, &entry.before).await);
+        assert_eq!(std::fs::read(&ro).unwrap(), b"read\nonly\n");
+        let mode = std::fs::metadata(&ro).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o444);
+    }
+
+    #[tokio::test]
+    async fn put_back_of_an_absent_file_removes_it_and_unreadable_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.txt");
+        std::fs::write(&new, b"x").unwrap();
+        let fs = FsUtil::live();
+        assert!(put_back(&fs, &new, &Before::Absent).await);
+        assert!(!new.exists());
+        assert!(put_back(&fs, &new, &Before::Absent).await);
+        assert!(!put_back(&fs, &new, &Before::Unreadable).await);
+    }
 
     #[tokio::test]
     async fn a_scope_notes_each_changed_path_once_with_what_it_held() {
@@ -180,7 +251,7 @@ mod tests {
             vec![
                 Entry {
                     path: a,
-                    before: Before::Bytes(b"old\xff".to_vec())
+                    before: file(b"old\xff")
                 },
                 Entry {
                     path: b,
@@ -217,15 +288,12 @@ mod tests {
         // The outer journal keeps what `a` held before its own first change.
         assert_eq!(
             noted(&outer),
-            vec![
-                (a.clone(), Before::Bytes(b"first".to_vec())),
-                (b.clone(), Before::Absent)
-            ]
+            vec![(a.clone(), file(b"first")), (b.clone(), Before::Absent)]
         );
         // The inner one starts from what `a` held when the inner scope began.
         assert_eq!(
             noted(&inner),
-            vec![(a, Before::Bytes(b"second".to_vec())), (b, Before::Absent)]
+            vec![(a, file(b"second")), (b, Before::Absent)]
         );
     }
 }

@@ -290,6 +290,15 @@ impl FsApi for LiveFs {
         .await
     }
 
+    async fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError> {
+        use std::os::unix::fs::PermissionsExt;
+        blocking(path, "change the mode of", move |p| {
+            fs::set_permissions(&p, fs::Permissions::from_mode(mode & 0o7777))
+                .map_err(|e| FsError::from_io(e, &p, "change the mode of"))
+        })
+        .await
+    }
+
     async fn exists(&self, path: &Path) -> bool {
         blocking(path, "inspect", |p| Ok(fs::metadata(&p).is_ok()))
             .await

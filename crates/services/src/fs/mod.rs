@@ -95,6 +95,8 @@ pub trait FsApi: Send + Sync + 'static {
     /// Removes an empty directory.
     async fn remove_dir(&self, path: &Path) -> Result<(), FsError>;
     async fn rename(&self, from: &Path, to: &Path) -> Result<(), FsError>;
+    /// Sets the permission bits (`mode & 0o7777`) of the file or folder at the path.
+    async fn set_mode(&self, path: &Path, mode: u32) -> Result<(), FsError>;
     /// Whether something exists at the path (following symlinks); errors count as absent.
     async fn exists(&self, path: &Path) -> bool;
     /// Whether the path is a regular file (after symlinks) with an execute bit. Synchronous (one

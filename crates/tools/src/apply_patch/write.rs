@@ -1,11 +1,12 @@
-//! Writing a verified patch all or nothing: every file touched is remembered first, and a
-//! failure midway puts each one back (spec §4.3 step 4).
+//! Writing a verified patch all or nothing: FsUtil's write journal remembers every file touched
+//! (bytes and mode) before its first change, and a failure midway puts each one back (spec
+//! §4.3 step 4).
 
 use std::path::{Path, PathBuf};
 
 use strata_services::fs::FsUtil;
 
-use crate::common::filewrite::MAX_EDIT_BYTES;
+use crate::common::undo::Undo;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ChangeKind {
@@ -39,135 +40,60 @@ pub(super) struct Change {
     pub deletions: usize,
 }
 
-/// What was there before the first write to a path.
-struct Saved {
-    path: PathBuf,
-    old: Option<Vec<u8>>,
-}
-
-/// Applies `changes` in order; on failure restores every file already touched and removes
-/// directories it created. The error says what failed and whether the restore succeeded.
+/// Applies `changes` in order inside an [`Undo`]; on failure puts back every file already
+/// touched (bytes and mode) and removes directories it created. The error says what failed and
+/// whether the restore succeeded.
 pub(super) async fn write_all(fs: &FsUtil, changes: &[Change]) -> Result<(), String> {
-    let mut saved: Vec<Saved> = Vec::new();
-    let mut created_dirs: Vec<PathBuf> = Vec::new();
-    for c in changes {
-        if let Err(e) = apply_one(fs, c, &mut saved, &mut created_dirs).await {
-            let left = restore(fs, &saved, &created_dirs).await;
-            let tail = if left.is_empty() {
-                "Every file was put back as it was: nothing was changed.".to_string()
-            } else {
-                format!(
-                    "Restoring failed for these files, which remain changed: {}",
-                    left.join(", ")
-                )
-            };
-            return Err(format!("The patch could not be written: {e}. {tail}"));
-        }
-    }
-    Ok(())
-}
-
-async fn remember(fs: &FsUtil, path: &Path, saved: &mut Vec<Saved>) -> Result<(), String> {
-    if saved.iter().any(|s| s.path == path) {
+    let mut undo = Undo::default();
+    let journal = undo.journal();
+    let result = journal
+        .scope(async {
+            for c in changes {
+                apply_one(fs, c, &mut undo).await?;
+            }
+            Ok::<(), String>(())
+        })
+        .await;
+    let Err(e) = result else {
         return Ok(());
-    }
-    let old = match fs.stat(path).await.map_err(|e| e.to_string())? {
-        Some(_) => Some(
-            fs.read(path, MAX_EDIT_BYTES)
-                .await
-                .map_err(|e| e.to_string())?,
-        ),
-        None => None,
     };
-    saved.push(Saved {
-        path: path.to_path_buf(),
-        old,
-    });
-    Ok(())
-}
-
-/// Records the missing ancestors of `path`, outermost first, before they get created.
-async fn note_missing_dirs(fs: &FsUtil, path: &Path, created: &mut Vec<PathBuf>) {
-    let mut missing = Vec::new();
-    let mut dir = path.parent();
-    while let Some(d) = dir {
-        if fs.exists(d).await {
-            break;
-        }
-        missing.push(d.to_path_buf());
-        dir = d.parent();
-    }
-    missing.reverse();
-    for d in missing {
-        if !created.contains(&d) {
-            created.push(d);
-        }
-    }
+    let left = undo.restore(fs).await;
+    let tail = if left.is_empty() {
+        "Every file was put back as it was: nothing was changed.".to_string()
+    } else {
+        let left: Vec<String> = left.iter().map(|p| p.display().to_string()).collect();
+        format!(
+            "Restoring failed for these files, which remain changed: {}",
+            left.join(", ")
+        )
+    };
+    Err(format!("The patch could not be written: {e}. {tail}"))
 }
 
 async fn write_file(
     fs: &FsUtil,
     path: &Path,
     content: &str,
-    saved: &mut Vec<Saved>,
-    created: &mut Vec<PathBuf>,
+    undo: &mut Undo,
 ) -> Result<(), String> {
-    remember(fs, path, saved).await?;
-    note_missing_dirs(fs, path, created).await;
+    undo.note_missing_dirs(fs, path).await;
     fs.write_atomic(path, content.as_bytes())
         .await
         .map_err(|e| e.to_string())
 }
 
-async fn apply_one(
-    fs: &FsUtil,
-    c: &Change,
-    saved: &mut Vec<Saved>,
-    created: &mut Vec<PathBuf>,
-) -> Result<(), String> {
+async fn apply_one(fs: &FsUtil, c: &Change, undo: &mut Undo) -> Result<(), String> {
     let content = c.new.as_deref().unwrap_or_default();
     match c.kind {
-        ChangeKind::Add | ChangeKind::Update => {
-            write_file(fs, &c.path, content, saved, created).await
-        }
+        ChangeKind::Add | ChangeKind::Update => write_file(fs, &c.path, content, undo).await,
         ChangeKind::Move => {
             let dest = c.move_to.as_ref().unwrap_or(&c.path);
-            write_file(fs, dest, content, saved, created).await?;
+            write_file(fs, dest, content, undo).await?;
             if dest != &c.path {
-                remember(fs, &c.path, saved).await?;
                 fs.remove_file(&c.path).await.map_err(|e| e.to_string())?;
             }
             Ok(())
         }
-        ChangeKind::Delete => {
-            remember(fs, &c.path, saved).await?;
-            fs.remove_file(&c.path).await.map_err(|e| e.to_string())
-        }
+        ChangeKind::Delete => fs.remove_file(&c.path).await.map_err(|e| e.to_string()),
     }
-}
-
-/// Puts saved files back, newest change first; returns the paths it could not restore.
-async fn restore(fs: &FsUtil, saved: &[Saved], created: &[PathBuf]) -> Vec<String> {
-    let mut failed = Vec::new();
-    for s in saved.iter().rev() {
-        let ok = match &s.old {
-            // The failed step itself changed nothing (writes are atomic): skip files that
-            // still hold their old bytes, e.g. a read-only file that refused the write.
-            Some(bytes) => {
-                let same = fs
-                    .read(&s.path, MAX_EDIT_BYTES)
-                    .await
-                    .is_ok_and(|now| now == *bytes);
-                same || fs.write_atomic(&s.path, bytes).await.is_ok()
-            }
-            None => !fs.exists(&s.path).await || fs.remove_file(&s.path).await.is_ok(),
-        };
-        if !ok {
-            failed.push(s.path.display().to_string());
-        }
-    }
-    for d in created.iter().rev() {
-        let _ = fs.remove_dir(d).await;
-    }
-    failed
 }

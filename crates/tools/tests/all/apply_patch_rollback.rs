@@ -131,3 +131,41 @@ async fn updates_keep_the_file_mode_and_leave_no_temp_files() {
         })
         .await;
 }
+
+/// Found by the `apply_patch_files` fuzz target: a deleted file came back with the default
+/// mode when a later section failed, and the folder an earlier add created had to go too.
+#[tokio::test]
+async fn a_deleted_file_comes_back_with_its_mode_when_a_later_section_fails() {
+    TestInstance::builder()
+        .file("ro.txt", "read\nonly\n")
+        .file("exec.sh", "echo hi\n")
+        .file("blocker", "file\n")
+        .file("d/keep.txt", "k\n")
+        .run(|t| async move {
+            set_mode(&t.path("ro.txt"), 0o444);
+            set_mode(&t.path("exec.sh"), 0o751);
+            let msg = model_error(
+                t.call(
+                    "apply_patch",
+                    json!({"patchText": patch(&[
+                        "*** Add File: d/new/n.txt",
+                        "+gamma",
+                        "*** Delete File: ro.txt",
+                        "*** Delete File: exec.sh",
+                        "*** Add File: blocker/x.txt",
+                        "+beta",
+                    ])}),
+                )
+                .await,
+            );
+            assert!(msg.contains("nothing was changed"), "{msg}");
+            assert_eq!(text(&t, "ro.txt"), "read\nonly\n");
+            assert_eq!(mode(&t.path("ro.txt")), 0o444);
+            assert_eq!(text(&t, "exec.sh"), "echo hi\n");
+            assert_eq!(mode(&t.path("exec.sh")), 0o751);
+            assert!(!t.path("d/new").exists(), "the created folder is removed");
+            assert!(t.path("d").is_dir(), "the folder that was there stays");
+            assert_eq!(temp_leftovers(t.dir()), Vec::<String>::new());
+        })
+        .await;
+}

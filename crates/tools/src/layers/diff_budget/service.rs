@@ -2,7 +2,7 @@ use std::path::Path;
 
 use strata_services::diff_budget::DiffBudget;
 use strata_services::fs::FsUtil;
-use strata_services::fs::journal::{Before, Journal};
+use strata_services::fs::journal::{Before, Journal, put_back};
 use tower_service::Service;
 
 use crate::contract::{ToolError, ToolResult};
@@ -74,7 +74,7 @@ async fn settle(
     // Undo in reverse order, so a path changed twice ends as it was first found.
     let mut not_undone = Vec::new();
     for e in changed.iter().rev() {
-        if !restore(fs, &e.path, &e.before).await {
+        if !put_back(fs, &e.path, &e.before).await {
             not_undone.push(e.path.display().to_string());
         }
     }
@@ -99,7 +99,7 @@ async fn total(budget: &DiffBudget, fs: &FsUtil, session: &str) -> (u64, u64) {
     let (mut lines, mut files) = (0u64, 0u64);
     for (path, original) in budget.originals(session) {
         let before = match &original {
-            Before::Bytes(b) => Some(b.as_slice()),
+            Before::File { bytes, .. } => Some(bytes.as_slice()),
             Before::Absent => None,
             // Unknown content counts as one changed file with no countable lines.
             Before::Unreadable => {
@@ -123,14 +123,5 @@ async fn read(fs: &FsUtil, path: &Path) -> Option<Vec<u8>> {
     match fs.stat(path).await {
         Ok(Some(_)) => fs.read(path, u64::MAX).await.ok(),
         _ => None,
-    }
-}
-
-/// Puts `path` back as it was; false when that failed or is impossible.
-async fn restore(fs: &FsUtil, path: &Path, before: &Before) -> bool {
-    match before {
-        Before::Bytes(bytes) => fs.write_atomic(path, bytes).await.is_ok(),
-        Before::Absent => !fs.exists(path).await || fs.remove_file(path).await.is_ok(),
-        Before::Unreadable => false,
     }
 }
