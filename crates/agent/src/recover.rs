@@ -1,5 +1,6 @@
 //! Recovery after a run was killed (SIGKILL, a crash, a power cut): the tool parts it left
-//! `pending` or `running` are closed as errors saying the run was interrupted, and the process
+//! `pending` or `running` are closed as errors saying the run was interrupted, open text and
+//! reasoning parts get their end, unfinished answers are closed as failed, and the process
 //! groups its tools started are ended.
 //!
 //! A run's owner is recorded as a [`ProcessIdentity`] (pid, start time, boot), so an owner
@@ -9,14 +10,16 @@
 
 use std::collections::BTreeSet;
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use strata_protocol::event::{SessionStatus, StatusEvent};
+use strata_protocol::message::{AssistantMessage, ErrorInfo};
 use strata_protocol::part::PartData;
 use strata_protocol::tool::{Failed, Span, ToolPart, ToolState};
 use strata_services::process::{ProcessIdentity, end_orphan_group};
 
 use crate::events::kinds;
-use crate::store::{Store, StoreError, now_ms};
+use crate::store::{Message, Role, Store, StoreError, now_ms};
 
 /// What the model and the user read on a call whose run was killed.
 pub const INTERRUPTED: &str = "The run was interrupted before this call finished (its process \
@@ -27,7 +30,7 @@ pub const INTERRUPTED: &str = "The run was interrupted before this call finished
 pub struct Recovery {
     /// Runs whose owner was gone, now marked ended.
     pub dead_runs: usize,
-    /// Tool parts closed as interrupted.
+    /// Parts and answers closed as interrupted.
     pub closed_parts: usize,
     /// Process groups of dead owners that were signalled.
     pub ended_groups: usize,
@@ -134,8 +137,10 @@ fn end_groups_of(
     Ok(ended)
 }
 
-/// Closes the session's unfinished tool parts (of messages created before `before`, when
-/// given) as interrupted; each with its `message.part.updated` event.
+/// Closes what the killed run left open in the session's messages (those created before
+/// `before`, when given): tool parts as interrupted, text and reasoning parts with an end
+/// time, and assistant messages as failed with [`INTERRUPTED_ANSWER`]; each with its event.
+/// Returns how many parts and messages it closed.
 fn close_parts(store: &Store, session_id: &str, before: Option<i64>) -> Result<usize, StoreError> {
     let now = now_ms();
     let mut closed = 0;
@@ -144,13 +149,9 @@ fn close_parts(store: &Store, session_id: &str, before: Option<i64>) -> Result<u
             continue;
         }
         for part in parts {
-            let Some(PartData::Tool(tool)) = PartData::of(&part) else {
+            let Some(data) = PartData::of(&part).and_then(|d| closed_part(d, now)) else {
                 continue;
             };
-            let Some(closed_part) = interrupted(&tool, now) else {
-                continue;
-            };
-            let data = PartData::Tool(Box::new(closed_part));
             store.upsert_part_with_event(
                 session_id,
                 &message.id,
@@ -160,8 +161,47 @@ fn close_parts(store: &Store, session_id: &str, before: Option<i64>) -> Result<u
             )?;
             closed += 1;
         }
+        if let Some(data) = closed_answer(&message, now) {
+            store.update_message_with_event(session_id, &message.id, data)?;
+            closed += 1;
+        }
     }
     Ok(closed)
+}
+
+/// What the user reads on an answer whose run was killed.
+pub const INTERRUPTED_ANSWER: &str = "The run was interrupted before this answer finished (its \
+     process ended unexpectedly). Send the prompt again to continue.";
+
+/// The closed form of a part the run left open; `None` for a finished one.
+fn closed_part(data: PartData, now: i64) -> Option<PartData> {
+    match data {
+        PartData::Tool(tool) => interrupted(&tool, now).map(|t| PartData::Tool(Box::new(t))),
+        PartData::Text(mut text) => {
+            let time = text.time.as_mut().filter(|t| t.end.is_none())?;
+            time.end = Some(now);
+            Some(PartData::Text(text))
+        }
+        PartData::Reasoning(mut r) if r.time.end.is_none() => {
+            r.time.end = Some(now);
+            Some(PartData::Reasoning(r))
+        }
+        _ => None,
+    }
+}
+
+/// An assistant message that never completed, completed now as failed; `None` otherwise.
+fn closed_answer(message: &Message, now: i64) -> Option<Value> {
+    if message.role != Role::Assistant {
+        return None;
+    }
+    let mut answer = AssistantMessage::deserialize(&message.data).ok()?;
+    if answer.time.completed.is_some() {
+        return None;
+    }
+    answer.time.completed = Some(now);
+    answer.error = Some(ErrorInfo::new("MessageAbortedError", INTERRUPTED_ANSWER));
+    serde_json::to_value(&answer).ok()
 }
 
 /// The error state of an unfinished call; `None` for a finished one.
@@ -221,8 +261,8 @@ mod tests {
         let message = store
             .append_message(
                 &session,
-                crate::store::Role::Assistant,
-                serde_json::json!({}),
+                Role::Assistant,
+                serde_json::to_value(AssistantMessage::new(1, "build", "p", "m")).unwrap(),
             )
             .unwrap();
         let running = serde_json::json!({
@@ -264,18 +304,64 @@ mod tests {
         store.begin_run(&session, &dead).unwrap();
         let seq = store.events_since(&session, 0).unwrap().len();
         let done = recover_session(&store, &session).unwrap();
-        assert_eq!((done.dead_runs, done.closed_parts), (1, 1));
+        // The call and its unfinished answer.
+        assert_eq!((done.dead_runs, done.closed_parts), (1, 2));
         assert_eq!(status(&store, &session), "error");
         let kinds: Vec<_> = store.events_since(&session, 0).unwrap()[seq..]
             .iter()
             .map(|e| e.kind.clone())
             .collect();
-        assert_eq!(kinds, ["message.part.updated", "session.status"]);
+        assert_eq!(
+            kinds,
+            ["message.part.updated", "message.updated", "session.status"]
+        );
         // The run is marked ended: a second open changes nothing.
         assert_eq!(
             recover_session(&store, &session).unwrap(),
             Recovery::default()
         );
         assert_eq!(status(&store, &live_session), "running");
+    }
+
+    #[test]
+    fn open_text_and_reasoning_end_and_the_unfinished_answer_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let session = store
+            .create_session(std::path::Path::new("/p"), None)
+            .unwrap()
+            .id;
+        let answer = serde_json::to_value(AssistantMessage::new(1, "build", "p", "m")).unwrap();
+        let open = store
+            .append_message(&session, Role::Assistant, answer.clone())
+            .unwrap();
+        let mut finished = answer;
+        finished["time"]["completed"] = 2.into();
+        let done = store
+            .append_message(&session, Role::Assistant, finished)
+            .unwrap();
+        let text = serde_json::json!({"text": "", "time": {"start": 1}});
+        let thought = serde_json::json!({"text": "hm", "time": {"start": 1}});
+        let ended = serde_json::json!({"text": "ok", "time": {"start": 1, "end": 2}});
+        store
+            .upsert_part(&session, &open.id, None, "text", text)
+            .unwrap();
+        store
+            .upsert_part(&session, &open.id, None, "reasoning", thought)
+            .unwrap();
+        store
+            .upsert_part(&session, &done.id, None, "text", ended)
+            .unwrap();
+        assert_eq!(close_parts(&store, &session, None).unwrap(), 3);
+        let all = store.messages(&session).unwrap();
+        let (first, parts) = &all[0];
+        assert_eq!(first.data["error"]["name"], "MessageAbortedError");
+        assert_eq!(first.data["error"]["data"]["message"], INTERRUPTED_ANSWER);
+        assert!(first.data["time"]["completed"].is_i64());
+        assert!(parts.iter().all(|p| p.data["time"]["end"].is_i64()));
+        // What had finished is left as it was; a second pass closes nothing.
+        assert_eq!(all[1].1[0].data["time"]["end"], 2);
+        assert!(all[1].0.data.get("error").is_none());
+        assert_eq!(close_parts(&store, &session, None).unwrap(), 0);
     }
 }

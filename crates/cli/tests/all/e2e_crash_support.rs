@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use strata_agent::store::Store;
+use strata_agent::store::{Role, Store};
 use strata_protocol::wire::GlobalEnvelope;
 use strata_server::core::convert::Converter;
 use strata_services::process::live_members;
@@ -164,6 +164,11 @@ pub(crate) fn check_store(data: &Path, clients: &[Items]) -> Result<Checked, Str
             part.data
         ));
     }
+    if let Some(open) = open_answers(&store)?.first() {
+        return Err(format!(
+            "an answer or its text is still open after the restart: {open}"
+        ));
+    }
     let busy = store.busy_sessions().map_err(|e| e.to_string())?;
     if !busy.is_empty() {
         return Err(format!("sessions still busy after the restart: {busy:?}"));
@@ -172,6 +177,28 @@ pub(crate) fn check_store(data: &Path, clients: &[Items]) -> Result<Checked, Str
         received,
         interrupted: interrupted_calls(&store)?,
     })
+}
+
+/// Assistant messages without a completion time, and text or reasoning parts without an end,
+/// in every stored session: what a killed turn leaves until recovery closes it.
+fn open_answers(store: &Store) -> Result<Vec<String>, String> {
+    let mut open = Vec::new();
+    for session in store.list_sessions(None).map_err(|e| e.to_string())? {
+        for (message, parts) in store.messages(&session.id).map_err(|e| e.to_string())? {
+            let is_answer = message.role == Role::Assistant;
+            if is_answer && message.data["time"]["completed"].is_null() {
+                open.push(format!("message {}: {}", message.id, message.data));
+            }
+            for p in parts {
+                let streamed = matches!(p.kind.as_str(), "text" | "reasoning");
+                let time = &p.data["time"];
+                if streamed && !time["start"].is_null() && time["end"].is_null() {
+                    open.push(format!("part {}: {}", p.id, p.data));
+                }
+            }
+        }
+    }
+    Ok(open)
 }
 
 /// Every stored event as the server sends it: cursor → the envelopes it gives.
