@@ -26,4 +26,4 @@ mod turn;
 mod updates;
 
 pub use agent::agent;
-pub use stdio::serve_stdio;
+pub use stdio::{serve, serve_stdio};

@@ -6,3 +6,4 @@
 mod editor;
 mod fixture;
 mod flows;
+mod transport;
