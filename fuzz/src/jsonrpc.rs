@@ -136,7 +136,11 @@ pub fn check_server(cut: usize, bytes: &[u8]) {
     let split = sdk_read::<RoleServer>(vec![bytes[..cut].to_vec(), bytes[cut..].to_vec(), tail]);
     assert_eq!(whole, split, "cut at {cut}");
     let last: Value = serde_json::from_slice(LAST).unwrap_or_default();
-    assert_eq!(whole.last(), Some(&last), "the reader stopped early: {whole:?}");
+    assert_eq!(
+        whole.last(),
+        Some(&last),
+        "the reader stopped early: {whole:?}"
+    );
 }
 
 #[cfg(test)]
@@ -145,7 +149,12 @@ mod tests {
 
     #[test]
     fn pieces_are_read_one_at_a_time() {
-        let sent = [b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n".as_slice(), LAST, b"\n"].concat();
+        let sent = [
+            b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n".as_slice(),
+            LAST,
+            b"\n",
+        ]
+        .concat();
         let (a, b) = sent.split_at(7);
         let read = sdk_read::<RoleServer>(vec![a.to_vec(), b.to_vec()]);
         assert_eq!(read.len(), 2);

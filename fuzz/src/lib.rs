@@ -2,6 +2,8 @@
 //! into arguments and calls one of these, so a property can also be run on a saved input from
 //! a unit test. A broken property panics, which libFuzzer reports as a crash.
 
+pub mod acp;
+pub mod core;
 pub mod jsonrpc;
 pub mod markdown;
 pub mod patch_files;

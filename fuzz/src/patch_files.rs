@@ -85,7 +85,11 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Option<(Vec<u8>, u32)>> {
         };
         for e in entries.flatten() {
             let path = e.path();
-            let rel = path.strip_prefix(dir).unwrap_or(&path).display().to_string();
+            let rel = path
+                .strip_prefix(dir)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
             if path.is_dir() {
                 stack.push(path);
                 out.insert(rel, None);
@@ -142,13 +146,15 @@ pub fn check(data: &[u8]) -> bool {
     reset(&root);
     let before = snapshot(&root);
     let text = patch(&mut Bytes::new(data));
-    let result = f.runtime.block_on(
-        f.instance
-            .call("apply_patch", json!({"patchText": text})),
-    );
+    let result = f
+        .runtime
+        .block_on(f.instance.call("apply_patch", json!({"patchText": text})));
     if let Err(e) = &result {
         let after = snapshot(&root);
-        assert_eq!(after, before, "the failed patch changed files ({e:?}):\n{text}");
+        assert_eq!(
+            after, before,
+            "the failed patch changed files ({e:?}):\n{text}"
+        );
     }
     result.is_ok()
 }

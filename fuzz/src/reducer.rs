@@ -7,11 +7,11 @@
 //! session after deleting it, so no order of later events is meaningful.
 
 use serde_json::{Value, json};
+use strata_tui::Envelope;
 use strata_tui::State;
 use strata_tui::event::decode;
 use strata_tui::model::{SessionInfo, Snapshot};
 use strata_tui::state::GAP_WINDOW;
-use strata_tui::Envelope;
 
 /// The open session's id.
 pub const SID: &str = "ses_1";
@@ -100,30 +100,69 @@ fn request(b: &mut Bytes<'_>, prefix: &str) -> String {
 /// The `type` and `properties` of one event, chosen by the bytes.
 fn event(b: &mut Bytes<'_>) -> (&'static str, Value) {
     match b.byte() % 14 {
-        0 => ("message.updated", json!({"sessionID": SID, "info": message(b)})),
-        1 => ("message.part.updated", json!({"sessionID": SID, "part": part(b), "time": 3})),
-        2 => ("message.part.delta", json!({"sessionID": SID, "messageID": b.pick(&MESSAGES),
-              "partID": b.pick(&PARTS), "field": "text", "delta": words(b)})),
-        3 => ("message.part.removed", json!({"sessionID": SID,
-              "messageID": b.pick(&MESSAGES), "partID": b.pick(&PARTS)})),
-        4 => ("message.removed", json!({"sessionID": SID, "messageID": b.pick(&MESSAGES)})),
-        5 => ("todo.updated", json!({"sessionID": SID, "todos": (0..b.byte() % 3)
+        0 => (
+            "message.updated",
+            json!({"sessionID": SID, "info": message(b)}),
+        ),
+        1 => (
+            "message.part.updated",
+            json!({"sessionID": SID, "part": part(b), "time": 3}),
+        ),
+        2 => (
+            "message.part.delta",
+            json!({"sessionID": SID, "messageID": b.pick(&MESSAGES),
+              "partID": b.pick(&PARTS), "field": "text", "delta": words(b)}),
+        ),
+        3 => (
+            "message.part.removed",
+            json!({"sessionID": SID,
+              "messageID": b.pick(&MESSAGES), "partID": b.pick(&PARTS)}),
+        ),
+        4 => (
+            "message.removed",
+            json!({"sessionID": SID, "messageID": b.pick(&MESSAGES)}),
+        ),
+        5 => (
+            "todo.updated",
+            json!({"sessionID": SID, "todos": (0..b.byte() % 3)
               .map(|_| json!({"content": words(b), "status": "pending", "priority": "high"}))
-              .collect::<Vec<_>>()})),
-        6 => ("session.status", json!({"sessionID": SID,
-              "status": {"type": b.pick(&["busy", "idle"])}})),
+              .collect::<Vec<_>>()}),
+        ),
+        6 => (
+            "session.status",
+            json!({"sessionID": SID,
+              "status": {"type": b.pick(&["busy", "idle"])}}),
+        ),
         7 => ("session.idle", json!({"sessionID": SID})),
-        8 => ("permission.asked", json!({"id": request(b, "per"), "sessionID": SID,
-              "permission": "edit", "patterns": [words(b)], "metadata": {}, "always": ["*"]})),
-        9 => ("permission.replied", json!({"sessionID": SID,
-              "requestID": request(b, "per"), "reply": "once"})),
-        10 => ("question.asked", json!({"id": request(b, "que"), "sessionID": SID,
-              "questions": [{"question": words(b), "header": "h", "options": []}]})),
-        11 => (b.pick(&["question.replied", "question.rejected"]), json!({"sessionID": SID,
-              "requestID": request(b, "que"), "answers": []})),
-        12 => ("session.updated", json!({"sessionID": SID, "info": session(&words(b))})),
-        _ => ("session.error", json!({"sessionID": SID,
-              "error": {"name": "APIError", "data": {"message": words(b)}}})),
+        8 => (
+            "permission.asked",
+            json!({"id": request(b, "per"), "sessionID": SID,
+              "permission": "edit", "patterns": [words(b)], "metadata": {}, "always": ["*"]}),
+        ),
+        9 => (
+            "permission.replied",
+            json!({"sessionID": SID,
+              "requestID": request(b, "per"), "reply": "once"}),
+        ),
+        10 => (
+            "question.asked",
+            json!({"id": request(b, "que"), "sessionID": SID,
+              "questions": [{"question": words(b), "header": "h", "options": []}]}),
+        ),
+        11 => (
+            b.pick(&["question.replied", "question.rejected"]),
+            json!({"sessionID": SID,
+              "requestID": request(b, "que"), "answers": []}),
+        ),
+        12 => (
+            "session.updated",
+            json!({"sessionID": SID, "info": session(&words(b))}),
+        ),
+        _ => (
+            "session.error",
+            json!({"sessionID": SID,
+              "error": {"name": "APIError", "data": {"message": words(b)}}}),
+        ),
     }
 }
 
@@ -186,7 +225,10 @@ pub fn run(events: &[Envelope], order: impl IntoIterator<Item = usize>) -> State
     let mut state = opened();
     for i in order {
         let effects = state.apply(events[i].clone());
-        assert!(effects.is_empty(), "no re-fetch within the window: {effects:?}");
+        assert!(
+            effects.is_empty(),
+            "no re-fetch within the window: {effects:?}"
+        );
     }
     state
 }

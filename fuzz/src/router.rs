@@ -12,12 +12,9 @@ use std::sync::OnceLock;
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use serde_json::json;
-use strata_graph::{Node, Tier};
 use strata_server::http::{AuthConfig, HttpOptions};
+use strata_server::router;
 use strata_server::routes::all_routes;
-use strata_server::{CoreOptions, ServerCore, router};
-use strata_services::flags::RuntimeFlags;
 use tower::ServiceExt;
 
 /// The server a process fuzzes: its router, the routes that take a body, a real session.
@@ -33,9 +30,7 @@ pub struct Fixture {
 /// Routes whose handlers start a turn or a command once the session exists.
 const TURNS: [&str; 3] = ["/message", "/prompt_async", "/shell"];
 
-fn fail(what: &str, e: impl std::fmt::Display) -> ! {
-    panic!("the fuzz server could not start: {what}: {e}")
-}
+use crate::core::fail;
 
 impl Fixture {
     fn start() -> Fixture {
@@ -79,10 +74,7 @@ impl Fixture {
             .unwrap_or_else(|e| panic!("request {method} {path}: {e}"));
         let app = self.app.clone();
         self.runtime.block_on(async move {
-            let response = app
-                .oneshot(req)
-                .await
-                .unwrap_or_else(|e| match e {});
+            let response = app.oneshot(req).await.unwrap_or_else(|e| match e {});
             let status = response.status();
             let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
                 .await
@@ -118,28 +110,7 @@ impl Fixture {
 }
 
 async fn start_core(root: &std::path::Path) -> Router {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let dirs = ["project", "data", "config", "home"].map(|d| root.join(d));
-    for d in &dirs {
-        std::fs::create_dir_all(d).unwrap_or_else(|e| fail("folders", e));
-    }
-    // A provider at a closed local port: nothing the server does may reach the network.
-    let config = json!({"model": "openai/fuzz-model",
-                        "provider": {"openai": {"baseURL": "http://127.0.0.1:9/v1"}}});
-    std::fs::write(dirs[0].join("strata.json"), config.to_string())
-        .unwrap_or_else(|e| fail("config", e));
-    let mut flags = RuntimeFlags::for_dirs(&dirs[1], &dirs[2]);
-    flags.home_dir = dirs[3].clone();
-    let mut graph = strata_agent::production();
-    graph
-        .replace::<RuntimeFlags>(Node::value(Tier::Global, flags))
-        .unwrap_or_else(|e| fail("flags", e));
-    let core = ServerCore::start(CoreOptions {
-        default_dir: dirs[0].clone(),
-        graph,
-    })
-    .await
-    .unwrap_or_else(|e| fail("core", e));
+    let (core, _) = crate::core::start(root).await;
     router(
         core,
         HttpOptions {
@@ -182,9 +153,18 @@ mod tests {
     fn paths_get_their_parameters() {
         let f = fixture();
         assert!(f.routes.iter().any(|r| *r == ("patch", "/session/{id}")));
-        assert_eq!(f.path("/session/{id}/shell", 1), "/session/ses_missing/shell");
-        assert_eq!(f.path("/permission/{id}/reply", 0), "/permission/per_1/reply");
-        assert_eq!(f.path("/session/{id}", 1), format!("/session/{}", f.session));
+        assert_eq!(
+            f.path("/session/{id}/shell", 1),
+            "/session/ses_missing/shell"
+        );
+        assert_eq!(
+            f.path("/permission/{id}/reply", 0),
+            "/permission/per_1/reply"
+        );
+        assert_eq!(
+            f.path("/session/{id}", 1),
+            format!("/session/{}", f.session)
+        );
         check(&[0, 0, b'{']);
     }
 }
