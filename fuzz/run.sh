@@ -5,6 +5,8 @@
 # the first crash or broken property, naming the target and the saved input.
 #
 # Usage: fuzz/run.sh [SECONDS] [TARGET...]   (cargo-fuzz and RUSTC_BOOTSTRAP=1, see README.md)
+# FUZZ_PROFILE=dev builds the dev profile: about a third of the release build's CPU time, and
+# slower runs; .ci/run uses it for its short stage. The default is release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-15}"
@@ -12,13 +14,20 @@ shift || true
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$HOME/.cache/strata/fuzz-target}"
 # No sanitizer: the code is safe Rust, and the instrumentation alone finds panics and broken
-# assertions; debug assertions and overflow checks stay on (Cargo.toml's release profile).
-build=(--sanitizer none --debug-assertions)
+# assertions; debug assertions and overflow checks stay on in both profiles (Cargo.toml).
+build=(--sanitizer none)
+case "${FUZZ_PROFILE:-release}" in
+  dev) build+=(--dev) ;;
+  release) build+=(--debug-assertions) ;;
+  *) echo "fuzz: FUZZ_PROFILE must be dev or release, not ${FUZZ_PROFILE}" >&2; exit 2 ;;
+esac
+started=$SECONDS
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo fuzz list)
 fi
 cargo fuzz build "${build[@]}"
+built=$SECONDS
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 for t in "${targets[@]}"; do
@@ -40,3 +49,4 @@ for t in "${targets[@]}"; do
   corpus=$(find "$scratch/$t/new" "fuzz/corpus/$t" -type f 2>/dev/null | wc -l)
   printf 'fuzz: %-18s %10s runs in %ss, %7s exec/s, corpus %s\n' "$t" "$runs" "$seconds" "$rate" "$corpus"
 done
+echo "fuzz: ${#targets[@]} targets: build $((built - started)) s, runs $((SECONDS - built)) s"
