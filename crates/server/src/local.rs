@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 use strata_protocol::wire::{
-    CommandBody, CommandInfo, PermissionReplyBody, PromptBody, SessionCreateBody, SessionInfo, Todo,
+    CommandBody, CommandInfo, PermissionReplyBody, PromptBody, SessionCreateBody, SessionInfo,
+    SessionTools, Todo,
 };
 use tokio::sync::mpsc;
 
@@ -110,6 +111,11 @@ impl Local {
 
     pub fn todos(&self, id: &str) -> Result<Vec<Todo>, CoreError> {
         self.core.todos(id)
+    }
+
+    /// The session's tools as its next step sees them, loaded or deferred.
+    pub async fn tools(&self, id: &str) -> Result<SessionTools, CoreError> {
+        self.core.session_tools(id).await
     }
 
     /// Queues a turn and returns once it is accepted (`prompt_async`); the turn runs on.

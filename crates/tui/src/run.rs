@@ -331,6 +331,10 @@ async fn execute(
             done(client.unrevert(&id).await)?;
             reopened(client, &id).await
         }
+        Action::Tools(session_id) => match client.tools(&session_id).await {
+            Ok(tools) => Ok(Some(Reply::Tools { session_id, tools })),
+            Err(e) => Err((false, e)),
+        },
         Action::Export | Action::Quit => Ok(None),
     }
 }

@@ -49,7 +49,9 @@ pub(crate) async fn project(turns: Vec<Turn>, config: Value, files: &[(&str, &st
     }
     let dir = std::fs::canonicalize(&dir).unwrap();
     for (rel, content) in files {
-        std::fs::write(dir.join(rel), content).unwrap();
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
     }
     let model = ModelServer::start(turns);
     let mut cfg = config;

@@ -1,6 +1,7 @@
 //! The four flows an editor depends on: a turn with a read, an edit (its diff arrives) and a
 //! bash call that asks; cancelling mid-turn, with an ask pending; loading a stored session;
-//! switching to plan mode.
+//! switching to plan mode. Then the rest an editor shows: the MCP servers it passes, thoughts
+//! and plans, a subagent's ask, and the skills and MCP prompts offered as commands.
 
 use agent_client_protocol::Agent;
 use agent_client_protocol::v1::ConnectionTo;
@@ -391,5 +392,45 @@ async fn the_mcp_prompts_are_commands_and_a_slash_prompt_runs_one() {
         p.model.remaining(),
         0,
         "the refused prompt reached no model"
+    );
+}
+
+#[tokio::test]
+async fn a_project_skill_is_a_command_and_a_slash_names_it_to_the_model() {
+    let skill = "---\nname: release\ndescription: Cut a release branch and tag it\n---\n\
+                 Run the release checklist.\n";
+    let p = project(
+        vec![Turn::text("Releasing.")],
+        json!({}),
+        &[(".strata/skills/release/SKILL.md", skill)],
+    )
+    .await;
+    let dir = p.dir.clone();
+    let log = Log::default();
+    let seen = log.clone();
+    with_client(&p.core, None, log.clone(), async move |cx| {
+        let sid = new_session(&cx, &dir).await;
+        poll_with_timeout("the commands", TURN, || async {
+            (!of_kind(&seen.updates(), "available_commands_update").is_empty()).then_some(())
+        })
+        .await;
+        prompt(&cx, &sid, "/release the 1.2 branch").await;
+    })
+    .await;
+    let updates = log.updates();
+    let commands = &of_kind(&updates, "available_commands_update")[0]["availableCommands"];
+    assert_eq!(
+        commands,
+        &json!([{
+            "name": "release",
+            "description": "Cut a release branch and tag it",
+            "input": {"hint": "what to use the skill for"},
+        }]),
+        "{commands}"
+    );
+    let sent = p.model.requests()[0]["messages"].to_string();
+    assert!(
+        sent.contains("Use the skill `release` for this: the 1.2 branch"),
+        "{sent}"
     );
 }

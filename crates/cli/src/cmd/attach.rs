@@ -1,31 +1,46 @@
 //! `strata run --attach URL`: the same run, on a `strata serve` elsewhere. Creates (or picks)
 //! the session, follows the session's events, posts the prompt, and renders the events with
-//! the local renderers, so the output formats are the same as a local run. Permission requests
-//! are answered `once` with `--yes`, otherwise refused (no one can be asked through the
-//! stream). The server is reached through the TUI's [`HttpClient`]; credentials come from the
-//! environment, read as the server reads them ([`ServerCredentials`]:
-//! `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`, and the matching `…_USERNAME`).
+//! the local renderers, so the output formats are the same as a local run. Asks are answered
+//! as a local run answers them: `once` with `--yes`; with `--format json` each ask and reply is
+//! a JSON line, and with `--answers stdin` the reply lines read from stdin go to the server's
+//! reply routes (`POST /permission/:id/reply`, `POST /question/:id/reply`, `…/reject`);
+//! otherwise asks are refused (no one can be asked through the stream). Only the session's own
+//! events are followed, so a subagent's asks are not seen here. The server is reached through
+//! the TUI's [`HttpClient`]; credentials come from the environment, read as the server reads
+//! them ([`ServerCredentials`]: `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`, and
+//! the matching `…_USERNAME`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use async_trait::async_trait;
 use serde_json::json;
 use strata_agent::events::LoopEvent;
 use strata_agent::store::{Event, kinds};
 use strata_protocol::event::SessionStatus;
 use strata_protocol::wire::{
-    ModelChoice, PermissionReply, PermissionRule, ServerCredentials, ServerEvent, SessionCreateBody,
+    ModelChoice, PermissionReply, PermissionRequest, PermissionRule, QuestionRequest,
+    ServerCredentials, ServerEvent, SessionCreateBody,
 };
+use strata_services::permission::Reply;
+use strata_services::question::Answer;
 use strata_tui::client::{Client, ClientEvent, HttpClient, HttpOptions, Prompt};
 use tokio::sync::mpsc::Receiver;
 
 use super::instance::project_dir;
-use crate::args::{Format, RunArgs};
-use crate::render::Output;
+use crate::args::{Answers, Format, RunArgs};
+use crate::render::headless::{self, Replier, StdinLine, Waiting};
+use crate::render::prompt::AskMode;
+use crate::render::{Output, next_line, question, read_stdin};
 
 /// How long to wait for the server's event stream to open.
 const CONNECT_LIMIT: Duration = Duration::from_secs(30);
 
 pub(super) async fn run(args: RunArgs) -> u8 {
+    if let Some(usage) = super::run::answers_usage(&args) {
+        eprintln!("strata: {usage}");
+        return 2;
+    }
     match attach(&args).await {
         Ok(code) => code,
         Err(e) => {
@@ -65,15 +80,18 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
     let base = base.trim_end_matches('/').to_string();
     let dir = project_dir(args.dir.clone())?;
     let client = client(&base, dir.to_string_lossy().into_owned())?;
+    let on_stdin = args.answers == Some(Answers::Stdin);
     let session_id = match &args.session {
         Some(id) => id.clone(),
-        None => create_session(&client).await?,
+        None => create_session(&client, on_stdin).await?,
     };
     let mut rx = client.session_events(&session_id);
     connected(&mut rx, &base).await?;
     let prompt = client.prompt_and_wait(&session_id, prompt(args));
     tokio::pin!(prompt);
     let mut output = Output::new(args.format);
+    let mut asks = Asks::new(args, &client);
+    let mut replies = on_stdin.then(read_stdin);
     let mut prompt_done = false;
     let mut failed = false;
     loop {
@@ -81,6 +99,12 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
             result = &mut prompt, if !prompt_done => {
                 prompt_done = true;
                 result.map_err(|e| e.to_string())?;
+            }
+            line = next_line(&mut replies), if replies.is_some() => {
+                if matches!(line, StdinLine::Closed) {
+                    replies = None;
+                }
+                asks.waiting.on_stdin(line, &session_id, &asks.replier).await;
             }
             item = rx.recv() => {
                 let event = match item {
@@ -91,7 +115,7 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
                         return Err("the server closed the event stream".into());
                     }
                 };
-                match handle(&client, args, &mut output, event).await {
+                match handle(&mut asks, &mut output, event).await {
                     Step::Go => {}
                     Step::Failed => failed = true,
                     Step::Idle => break,
@@ -100,7 +124,9 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
         }
     }
     output.finish();
-    Ok(u8::from(failed))
+    Ok(u8::from(
+        failed || asks.replier.stopped.load(Ordering::Relaxed),
+    ))
 }
 
 /// Waits until the event stream is open, so the turn's first events are not missed.
@@ -119,14 +145,20 @@ async fn connected(rx: &mut Receiver<ClientEvent>, base: &str) -> Result<(), Str
     }
 }
 
-/// A new session on the server, with questions denied: nobody can answer them here.
-async fn create_session(client: &HttpClient) -> Result<String, String> {
+/// A new session on the server; questions are denied unless replies come from stdin, since
+/// nobody could answer them.
+async fn create_session(client: &HttpClient, on_stdin: bool) -> Result<String, String> {
+    let deny_questions = PermissionRule {
+        permission: "question".into(),
+        pattern: "*".into(),
+        action: "deny".into(),
+    };
     let body = SessionCreateBody {
-        permission: vec![PermissionRule {
-            permission: "question".into(),
-            pattern: "*".into(),
-            action: "deny".into(),
-        }],
+        permission: if on_stdin {
+            Vec::new()
+        } else {
+            vec![deny_questions]
+        },
         ..SessionCreateBody::default()
     };
     let session = client
@@ -142,12 +174,7 @@ enum Step {
     Idle,
 }
 
-async fn handle(
-    client: &HttpClient,
-    args: &RunArgs,
-    output: &mut Output,
-    event: ServerEvent,
-) -> Step {
+async fn handle(asks: &mut Asks<'_>, output: &mut Output, event: ServerEvent) -> Step {
     match event {
         ServerEvent::PartUpdated {
             session_id,
@@ -188,25 +215,11 @@ async fn handle(
             output.show(&LoopEvent::Stored(stored));
             return Step::Failed;
         }
-        ServerEvent::PermissionAsked(request) => {
-            let reply = if args.yes {
-                PermissionReply::Once
-            } else {
-                PermissionReply::Reject
-            };
-            if !args.yes && args.format == Format::Default {
-                eprintln!(
-                    "strata: {} on {} needs permission; refused (pass --yes to allow)",
-                    request.permission,
-                    request.patterns.join(", ")
-                );
-            }
-            // A reply that fails leaves the turn waiting; the server's own error says why.
-            let _ = client.reply_permission(&request.id, reply, None).await;
-            if !args.yes {
-                return Step::Failed;
-            }
-        }
+        ServerEvent::PermissionAsked(_)
+        | ServerEvent::PermissionReplied { .. }
+        | ServerEvent::QuestionAsked(_)
+        | ServerEvent::QuestionReplied { .. }
+        | ServerEvent::QuestionRejected { .. } => asks.on_event(event).await,
         ServerEvent::SessionStatus {
             status: SessionStatus::Idle,
             ..
@@ -214,4 +227,117 @@ async fn handle(
         _ => {}
     }
     Step::Go
+}
+
+/// How the attached run answers asks, and the asks waiting for a reply from stdin.
+struct Asks<'a> {
+    mode: AskMode,
+    json: bool,
+    replier: Remote<'a>,
+    waiting: Waiting,
+}
+
+impl<'a> Asks<'a> {
+    fn new(args: &RunArgs, client: &'a HttpClient) -> Self {
+        // No prompt on a terminal here: the asks arrive through the server's stream.
+        let mode = if args.yes {
+            AskMode::Yes
+        } else if args.answers == Some(Answers::Stdin) {
+            AskMode::Stdin
+        } else {
+            AskMode::Refuse
+        };
+        Asks {
+            mode,
+            json: args.format == Format::Json,
+            replier: Remote {
+                client,
+                stopped: AtomicBool::new(false),
+            },
+            waiting: Waiting::default(),
+        }
+    }
+
+    /// A permission or question event: a line in JSON runs; an ask is answered or held.
+    async fn on_event(&mut self, event: ServerEvent) {
+        if self.json {
+            headless::emit(&headless::event_line(&event));
+        }
+        match event {
+            ServerEvent::PermissionAsked(req) => self.permission(&req).await,
+            ServerEvent::QuestionAsked(req) => self.question(&req).await,
+            ServerEvent::PermissionReplied { request_id, .. }
+            | ServerEvent::QuestionReplied { request_id, .. }
+            | ServerEvent::QuestionRejected { request_id, .. } => self.waiting.forget(&request_id),
+            _ => {}
+        }
+    }
+
+    async fn permission(&mut self, req: &PermissionRequest) {
+        match self.mode {
+            // A reply that fails leaves the turn waiting; the server's own error says why.
+            AskMode::Yes => {
+                let _ = self.replier.permission(&req.id, Reply::Once).await;
+            }
+            AskMode::Stdin => self.waiting.hold_permission(req, &self.replier).await,
+            AskMode::Prompt | AskMode::Refuse if self.json => {
+                headless::refuse_permission(req, headless::NO_ANSWERS, &self.replier).await;
+            }
+            AskMode::Prompt | AskMode::Refuse => {
+                eprintln!(
+                    "strata: {} on {} needs permission; refused (pass --yes to allow)",
+                    req.permission,
+                    req.patterns.join(", ")
+                );
+                let refused = Reply::Reject { feedback: None };
+                let _ = self.replier.permission(&req.id, refused).await;
+            }
+        }
+    }
+
+    async fn question(&mut self, req: &QuestionRequest) {
+        if self.mode == AskMode::Stdin {
+            self.waiting.hold_question(req, &self.replier).await;
+        } else if self.json {
+            headless::refuse_question(req, headless::NO_ANSWERS, &self.replier).await;
+        } else {
+            eprintln!("{}", question::refusal(req));
+            let _ = self.replier.dismiss(&req.id).await;
+        }
+    }
+}
+
+/// Replies through the server's routes. A reply that stops the turn (a rejection without a
+/// message, a dismissed question) is noted: the run then fails, as a local run does.
+struct Remote<'a> {
+    client: &'a HttpClient,
+    stopped: AtomicBool,
+}
+
+#[async_trait]
+impl Replier for Remote<'_> {
+    async fn permission(&self, request_id: &str, reply: Reply) -> Result<(), String> {
+        let (reply, message) = match reply {
+            Reply::Once => (PermissionReply::Once, None),
+            Reply::Always => (PermissionReply::Always, None),
+            Reply::Reject { feedback } => {
+                self.stopped.fetch_or(feedback.is_none(), Ordering::Relaxed);
+                (PermissionReply::Reject, feedback)
+            }
+        };
+        (self
+            .client
+            .reply_permission(request_id, reply, message)
+            .await)
+            .map_err(|e| e.to_string())
+    }
+
+    async fn answer(&self, request_id: &str, answers: Vec<Answer>) -> Result<(), String> {
+        (self.client.reply_question(request_id, answers).await).map_err(|e| e.to_string())
+    }
+
+    async fn dismiss(&self, request_id: &str) -> Result<(), String> {
+        self.stopped.store(true, Ordering::Relaxed);
+        (self.client.reject_question(request_id).await).map_err(|e| e.to_string())
+    }
 }

@@ -8,7 +8,9 @@
 //! (The integration tests include this file as a module, so it names only other crates.)
 
 use async_trait::async_trait;
-use strata_protocol::wire::{CommandBody, PermissionReply, PermissionReplyBody, SessionCreateBody};
+use strata_protocol::wire::{
+    CommandBody, PermissionReply, PermissionReplyBody, SessionCreateBody, SessionTools,
+};
 use strata_server::core::CoreError;
 use strata_server::local::{Local, LocalEvent};
 use strata_tui::client::{Client, ClientError, ClientEvent, Prompt, Result, read};
@@ -130,6 +132,13 @@ impl Client for LocalClient {
             .await
             .map(drop)
             .map_err(failed(format!("undoing in session {session_id}")))
+    }
+
+    async fn tools(&self, session_id: &str) -> Result<SessionTools> {
+        self.local
+            .tools(session_id)
+            .await
+            .map_err(failed(format!("listing the tools of session {session_id}")))
     }
 
     async fn unrevert(&self, session_id: &str) -> Result<()> {

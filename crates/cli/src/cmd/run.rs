@@ -41,10 +41,8 @@ pub(super) async fn run(args: RunArgs) -> u8 {
         );
         return 2;
     }
-    if args.answers.is_some() && args.format != Format::Json {
-        eprintln!(
-            "strata: --answers stdin needs --format json: the asks it answers are printed as JSON lines"
-        );
+    if let Some(usage) = answers_usage(&args) {
+        eprintln!("strata: {usage}");
         return 2;
     }
     let dir = match project_dir(args.dir.clone()) {
@@ -86,6 +84,13 @@ pub(super) async fn run(args: RunArgs) -> u8 {
     };
     runtime.shutdown().await;
     code
+}
+
+/// Why `--answers` cannot be used as given (local and `--attach` runs alike).
+pub(super) fn answers_usage(args: &RunArgs) -> Option<&'static str> {
+    (args.answers.is_some() && args.format != Format::Json).then_some(
+        "--answers stdin needs --format json: the asks it answers are printed as JSON lines",
+    )
 }
 
 /// Whether `--worktree` probably swallowed the message's first word (`strata run --worktree

@@ -1,16 +1,18 @@
-//! Asks in `strata run --format json`: every permission and question event of the run is a
-//! JSON line in the server's event shape (`{"type", "timestamp", "sessionID", "properties"}`).
-//! With `--answers stdin` the asks wait for reply lines on stdin (see [`super::replies`]);
-//! without it, or once stdin is closed, each is refused with a `permission.refused` or
-//! `question.refused` line that says how to allow it.
+//! Asks in `strata run --format json`, local or `--attach`ed: every permission and question
+//! event of the run is a JSON line in the server's event shape (`{"type", "timestamp",
+//! "sessionID", "properties"}`). With `--answers stdin` the asks wait for reply lines on stdin
+//! (see [`super::replies`]); without it, or once stdin is closed, each is refused with a
+//! `permission.refused` or `question.refused` line that says how to allow it. Replies go
+//! through a [`Replier`]: the run's own services, or the server's reply routes.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
+use async_trait::async_trait;
 use serde_json::{Value, json};
-use strata_server::core::asks::{permission_event, question_event};
-use strata_services::permission::{Permission, PermissionEvent, Reply, Request};
-use strata_services::question::{Question, QuestionEvent, QuestionRequest};
+use strata_protocol::wire::{PermissionRequest, QuestionRequest, ServerEvent};
+use strata_services::permission::{Permission, Reply};
+use strata_services::question::{Answer, Question};
 use tokio::sync::mpsc;
 
 use super::replies::{Incoming, parse};
@@ -42,49 +44,62 @@ pub(crate) fn read_stdin() -> mpsc::UnboundedReceiver<StdinLine> {
     rx
 }
 
-/// The asks of a JSON run that wait for a reply from stdin.
+/// Where a run's replies go: the local services, or a server's reply routes
+/// (`strata run --attach`). The error says why the reply was not taken.
+#[async_trait]
+pub(crate) trait Replier: Send + Sync {
+    async fn permission(&self, request_id: &str, reply: Reply) -> Result<(), String>;
+    async fn answer(&self, request_id: &str, answers: Vec<Answer>) -> Result<(), String>;
+    async fn dismiss(&self, request_id: &str) -> Result<(), String>;
+}
+
+/// The replies of a local run, to its own services.
+pub(crate) struct LocalReplier<'a> {
+    pub permission: &'a Permission,
+    pub question: &'a Question,
+}
+
+#[async_trait]
+impl Replier for LocalReplier<'_> {
+    async fn permission(&self, request_id: &str, reply: Reply) -> Result<(), String> {
+        self.permission
+            .reply(request_id, reply)
+            .map_err(|e| e.to_string())
+    }
+
+    async fn answer(&self, request_id: &str, answers: Vec<Answer>) -> Result<(), String> {
+        self.question
+            .reply(request_id, answers)
+            .map_err(|e| e.to_string())
+    }
+
+    async fn dismiss(&self, request_id: &str) -> Result<(), String> {
+        self.question.reject(request_id).map_err(|e| e.to_string())
+    }
+}
+
+/// The asks of a JSON run that wait for a reply from stdin, in the wire's shapes.
 #[derive(Debug, Default)]
 pub(crate) struct Waiting {
     closed: bool,
-    permissions: HashMap<String, Request>,
+    permissions: HashMap<String, PermissionRequest>,
     questions: HashMap<String, QuestionRequest>,
-}
-
-/// The services the replies go to, and where lines are written.
-pub(crate) struct Answerers<'a> {
-    pub permission: &'a Permission,
-    pub question: &'a Question,
-    pub out: &'a mut dyn Write,
-}
-
-impl<'a> Answerers<'a> {
-    pub(crate) fn new(
-        permission: &'a Permission,
-        question: &'a Question,
-        out: &'a mut dyn Write,
-    ) -> Self {
-        Answerers {
-            permission,
-            question,
-            out,
-        }
-    }
 }
 
 impl Waiting {
     /// Keeps `req` for a reply, or refuses it when stdin is already closed.
-    pub(crate) fn hold_permission(&mut self, req: &Request, to: &mut Answerers<'_>) {
+    pub(crate) async fn hold_permission(&mut self, req: &PermissionRequest, to: &dyn Replier) {
         if self.closed {
-            refuse_permission(req, STDIN_CLOSED, to);
+            refuse_permission(req, STDIN_CLOSED, to).await;
         } else {
             self.permissions.insert(req.id.clone(), req.clone());
         }
     }
 
     /// Keeps `req` for answers, or dismisses it when stdin is already closed.
-    pub(crate) fn hold_question(&mut self, req: &QuestionRequest, to: &mut Answerers<'_>) {
+    pub(crate) async fn hold_question(&mut self, req: &QuestionRequest, to: &dyn Replier) {
         if self.closed {
-            refuse_question(req, STDIN_CLOSED, to);
+            refuse_question(req, STDIN_CLOSED, to).await;
         } else {
             self.questions.insert(req.id.clone(), req.clone());
         }
@@ -98,26 +113,28 @@ impl Waiting {
 
     /// Applies one line from stdin: a reply, an `error` line for a bad one, or (at the end of
     /// input) a refusal of everything still waiting.
-    pub(crate) fn on_stdin(&mut self, line: StdinLine, session_id: &str, to: &mut Answerers<'_>) {
+    pub(crate) async fn on_stdin(&mut self, line: StdinLine, session_id: &str, to: &dyn Replier) {
         let line = match line {
-            StdinLine::Closed => return self.close(to),
+            StdinLine::Closed => return self.close(to).await,
             StdinLine::Line(line) if line.trim().is_empty() => return,
             StdinLine::Line(line) => line,
         };
-        let applied = parse(&line).and_then(|incoming| self.apply(incoming, to));
+        let applied = match parse(&line) {
+            Ok(incoming) => self.apply(incoming, to).await,
+            Err(e) => Err(e),
+        };
         if let Err(message) = applied {
-            emit(to.out, &error_line(session_id, &message, &line));
+            emit(&error_line(session_id, &message, &line));
         }
     }
 
-    fn apply(&mut self, incoming: Incoming, to: &mut Answerers<'_>) -> Result<(), String> {
+    async fn apply(&mut self, incoming: Incoming, to: &dyn Replier) -> Result<(), String> {
         match incoming {
             Incoming::Permission { id, reply } => {
                 if self.permissions.remove(&id).is_none() {
                     return Err(not_waiting("permission", &id, self.permissions.keys()));
                 }
-                to.permission
-                    .reply(&id, reply)
+                (to.permission(&id, reply).await)
                     .map_err(|e| format!("the reply to {id} was not taken: {e}"))
             }
             Incoming::Question { id, answers } => {
@@ -125,7 +142,7 @@ impl Waiting {
                     return Err(not_waiting("question", &id, self.questions.keys()));
                 };
                 let result = match answers {
-                    None => to.question.reject(&id),
+                    None => to.dismiss(&id).await,
                     Some(answers) if answers.len() != req.questions.len() => {
                         return Err(format!(
                             "question {id} has {} question(s) but the line gives {} answer(s); \
@@ -134,7 +151,7 @@ impl Waiting {
                             answers.len()
                         ));
                     }
-                    Some(answers) => to.question.reply(&id, answers),
+                    Some(answers) => to.answer(&id, answers).await,
                 };
                 self.questions.remove(&id);
                 result.map_err(|e| format!("the answer to {id} was not taken: {e}"))
@@ -142,17 +159,17 @@ impl Waiting {
         }
     }
 
-    fn close(&mut self, to: &mut Answerers<'_>) {
+    async fn close(&mut self, to: &dyn Replier) {
         self.closed = true;
         let mut permissions: Vec<_> = self.permissions.drain().map(|(_, r)| r).collect();
         permissions.sort_by(|a, b| a.id.cmp(&b.id));
         for req in permissions {
-            refuse_permission(&req, STDIN_CLOSED, to);
+            refuse_permission(&req, STDIN_CLOSED, to).await;
         }
         let mut questions: Vec<_> = self.questions.drain().map(|(_, q)| q).collect();
         questions.sort_by(|a, b| a.id.cmp(&b.id));
         for req in questions {
-            refuse_question(&req, STDIN_CLOSED, to);
+            refuse_question(&req, STDIN_CLOSED, to).await;
         }
     }
 }
@@ -175,44 +192,25 @@ fn not_waiting<'a>(kind: &str, id: &str, waiting: impl Iterator<Item = &'a Strin
 }
 
 /// Refuses `req` with a `permission.refused` line naming the rule that would allow it.
-pub(crate) fn refuse_permission(req: &Request, reason: &str, to: &mut Answerers<'_>) {
-    emit(to.out, &permission_refused(req, reason));
+pub(crate) async fn refuse_permission(req: &PermissionRequest, reason: &str, to: &dyn Replier) {
+    emit(&permission_refused(req, reason));
     // The ask may be gone already (a reply to another ask of the session ended it).
     let _ = to
-        .permission
-        .reply(&req.id, Reply::Reject { feedback: None });
+        .permission(&req.id, Reply::Reject { feedback: None })
+        .await;
 }
 
 /// Dismisses `req` with a `question.refused` line.
-pub(crate) fn refuse_question(req: &QuestionRequest, reason: &str, to: &mut Answerers<'_>) {
-    emit(to.out, &question_refused(req, reason));
-    let _ = to.question.reject(&req.id);
+pub(crate) async fn refuse_question(req: &QuestionRequest, reason: &str, to: &dyn Replier) {
+    emit(&question_refused(req, reason));
+    let _ = to.dismiss(&req.id).await;
 }
 
-/// The line for a permission event.
-pub(crate) fn permission_line(event: PermissionEvent) -> Value {
-    let session = match &event {
-        PermissionEvent::Asked(r) => r.session_id.clone(),
-        PermissionEvent::Replied { session_id, .. }
-        | PermissionEvent::Withdrawn { session_id, .. } => session_id.clone(),
-    };
-    line(&session, serde_json::to_value(permission_event(event)))
-}
-
-/// The line for a question event.
-pub(crate) fn question_line(event: QuestionEvent) -> Value {
-    let session = match &event {
-        QuestionEvent::Asked(q) => q.session_id.clone(),
-        QuestionEvent::Replied { session_id, .. } | QuestionEvent::Rejected { session_id, .. } => {
-            session_id.clone()
-        }
-    };
-    line(&session, serde_json::to_value(question_event(event)))
-}
-
-/// `{"type", "timestamp", "sessionID", "properties"}` from a serialised server event.
-fn line(session_id: &str, event: serde_json::Result<Value>) -> Value {
-    let mut event = event.unwrap_or(Value::Null);
+/// The line for a permission or question event:
+/// `{"type", "timestamp", "sessionID", "properties"}`, the event as the server streams it.
+pub(crate) fn event_line(event: &ServerEvent) -> Value {
+    let session_id = event.session_id().unwrap_or_default().to_string();
+    let mut event = serde_json::to_value(event).unwrap_or(Value::Null);
     let kind = event.get("type").cloned().unwrap_or(Value::Null);
     let properties = event.get_mut("properties").map(Value::take);
     json!({
@@ -223,7 +221,7 @@ fn line(session_id: &str, event: serde_json::Result<Value>) -> Value {
     })
 }
 
-fn permission_refused(req: &Request, reason: &str) -> Value {
+fn permission_refused(req: &PermissionRequest, reason: &str) -> Value {
     let allow: serde_json::Map<String, Value> = req
         .patterns
         .iter()
@@ -262,8 +260,9 @@ fn error_line(session_id: &str, message: &str, line: &str) -> Value {
     })
 }
 
-/// Writes one line and flushes it, so a bridge reading the pipe sees it at once.
-pub(crate) fn emit(out: &mut dyn Write, value: &Value) {
+/// Writes one line to stdout and flushes it, so a bridge reading the pipe sees it at once.
+pub(crate) fn emit(value: &Value) {
+    let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{value}");
     let _ = out.flush();
 }

@@ -2,7 +2,7 @@
 //! answers the run's permission asks and questions, on one task so a prompt never interleaves
 //! with output.
 
-mod headless;
+pub(crate) mod headless;
 pub(crate) mod json;
 pub(crate) mod prompt;
 pub(crate) mod question;
@@ -14,6 +14,7 @@ use std::io::Write;
 
 use strata_agent::events::LoopEvent;
 use strata_agent::store::Store;
+use strata_server::core::asks::{permission_event, permission_request, question_event};
 use strata_services::permission::{Permission, PermissionEvent, Request};
 use strata_services::question::{Question, QuestionEvent, QuestionRequest};
 use tokio::sync::broadcast::error::RecvError;
@@ -21,7 +22,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::Format;
-use headless::{Answerers, StdinLine};
+use headless::{LocalReplier, StdinLine};
 pub(crate) use headless::{Waiting, read_stdin};
 use json::JsonRenderer;
 use prompt::AskMode;
@@ -84,7 +85,7 @@ impl Frontend {
                     Err(RecvError::Closed) => questions_open = false,
                 },
                 line = next_line(&mut self.replies), if self.replies.is_some() => {
-                    self.on_stdin(line);
+                    self.on_stdin(line).await;
                 },
             }
         }
@@ -112,10 +113,7 @@ impl Frontend {
     /// A permission event of the run: a line in JSON runs; an ask is answered.
     async fn on_permission(&mut self, renderer: &mut Renderer, event: PermissionEvent) {
         if self.format == Format::Json {
-            headless::emit(
-                &mut std::io::stdout(),
-                &headless::permission_line(event.clone()),
-            );
+            headless::emit(&headless::event_line(&permission_event(event.clone())));
         }
         match event {
             PermissionEvent::Asked(req) => self.answer(renderer, &req).await,
@@ -127,13 +125,16 @@ impl Frontend {
     async fn answer(&mut self, renderer: &mut Renderer, req: &Request) {
         let json = self.format == Format::Json;
         if self.mode == AskMode::Stdin || (json && self.mode == AskMode::Refuse) {
-            let mut out = std::io::stdout().lock();
-            let mut to = Answerers::new(&self.permission, &self.question, &mut out);
+            let to = LocalReplier {
+                permission: &self.permission,
+                question: &self.question,
+            };
+            let wire = permission_request(req);
             if self.mode == AskMode::Stdin {
-                self.waiting.hold_permission(req, &mut to);
+                self.waiting.hold_permission(&wire, &to).await;
             } else {
                 eprintln!("{}", prompt::refusal(req));
-                headless::refuse_permission(req, headless::NO_ANSWERS, &mut to);
+                headless::refuse_permission(&wire, headless::NO_ANSWERS, &to).await;
             }
             return;
         }
@@ -153,13 +154,15 @@ impl Frontend {
     }
 
     /// A reply line from stdin, or its end.
-    fn on_stdin(&mut self, line: StdinLine) {
+    async fn on_stdin(&mut self, line: StdinLine) {
         if matches!(line, StdinLine::Closed) {
             self.replies = None;
         }
-        let mut out = std::io::stdout().lock();
-        let mut to = Answerers::new(&self.permission, &self.question, &mut out);
-        self.waiting.on_stdin(line, &self.session_id, &mut to);
+        let to = LocalReplier {
+            permission: &self.permission,
+            question: &self.question,
+        };
+        self.waiting.on_stdin(line, &self.session_id, &to).await;
     }
 }
 
@@ -167,10 +170,7 @@ impl Frontend {
     /// A question event of the run: a line in JSON runs; a question is answered.
     async fn on_question(&mut self, renderer: &mut Renderer, event: QuestionEvent) {
         if self.format == Format::Json {
-            headless::emit(
-                &mut std::io::stdout(),
-                &headless::question_line(event.clone()),
-            );
+            headless::emit(&headless::event_line(&question_event(event.clone())));
         }
         match event {
             QuestionEvent::Asked(req) => self.answer_question(renderer, &req).await,
@@ -181,13 +181,15 @@ impl Frontend {
 
     async fn answer_question(&mut self, renderer: &mut Renderer, req: &QuestionRequest) {
         if self.mode == AskMode::Stdin || !self.interactive {
-            let mut out = std::io::stdout().lock();
-            let mut to = Answerers::new(&self.permission, &self.question, &mut out);
+            let to = LocalReplier {
+                permission: &self.permission,
+                question: &self.question,
+            };
             if self.mode == AskMode::Stdin {
-                self.waiting.hold_question(req, &mut to);
+                self.waiting.hold_question(req, &to).await;
             } else if self.format == Format::Json {
                 eprintln!("{}", question::refusal(req));
-                headless::refuse_question(req, headless::NO_ANSWERS, &mut to);
+                headless::refuse_question(req, headless::NO_ANSWERS, &to).await;
             } else {
                 eprintln!("{}", question::refusal(req));
                 let _ = self.question.reject(&req.id);
@@ -236,7 +238,9 @@ fn question_session(event: &QuestionEvent) -> &str {
 }
 
 /// The next reply line; only polled while stdin is read.
-async fn next_line(replies: &mut Option<mpsc::UnboundedReceiver<StdinLine>>) -> StdinLine {
+pub(crate) async fn next_line(
+    replies: &mut Option<mpsc::UnboundedReceiver<StdinLine>>,
+) -> StdinLine {
     match replies {
         Some(rx) => rx.recv().await.unwrap_or(StdinLine::Closed),
         None => std::future::pending().await,

@@ -2,7 +2,9 @@
 //! installed by `.ci/run` under `$HOME/.cache/strata/acp-sdk`, or where
 //! `STRATA_TEST_ACP_SDK` says) through `tests/fixtures/acp_client.mjs`, with the scripted model:
 //! a turn with a read, an edit and an asking bash call; a cancel while an ask waits; loading
-//! the stored session in a new process; a switch to plan mode.
+//! the stored session in a new process; a switch to plan mode. Then the exit codes docs/acp.md
+//! gives, with the binary alone: 2 for a `--dir` that is no folder, 1 for a core that cannot
+//! start, 0 when stdin closes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -126,4 +128,44 @@ fn run_client(p: &Project, model: &ModelServer, sdk: &Path) -> Value {
     );
     serde_json::from_str(run.stdout.trim())
         .unwrap_or_else(|e| panic!("the client prints one JSON object ({e}): {}", run.stdout))
+}
+
+#[test]
+fn a_dir_that_is_no_folder_exits_2_before_anything_starts() {
+    let p = Project::new();
+    let missing = p.dir.join("no-such-project").display().to_string();
+    let run = p.strata(&["acp", "--dir", &missing]);
+    run.expect_code(2);
+    assert!(run.stdout.is_empty(), "only ACP goes to stdout: {run:?}");
+    assert!(
+        run.stderr.contains(&format!(
+            "--dir {missing} does not exist; pass the project folder"
+        )),
+        "{run:?}"
+    );
+    let file = p.file("notes.txt", "not a folder").display().to_string();
+    let run = p.strata(&["acp", "--dir", &file]);
+    run.expect_code(2);
+    assert!(
+        run.stderr
+            .contains(&format!("--dir {file} is not a directory")),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn a_core_that_cannot_start_exits_1_naming_the_data_directory() {
+    let p = Project::new();
+    // A file where the data directory should be: the session store cannot be created.
+    let blocked = p.file("data-is-a-file", "").display().to_string();
+    let run = p.strata_env(&["acp"], &[("STRATA_DATA_DIR", &blocked)]);
+    run.expect_code(1);
+    assert!(run.stdout.is_empty(), "{run:?}");
+    assert!(
+        run.stderr.contains("strata: the server could not start")
+            && run.stderr.contains("STRATA_DATA_DIR"),
+        "{run:?}"
+    );
+    // With a usable data directory and stdin closed at once, the editor "left": exit 0.
+    p.strata(&["acp"]).expect_code(0);
 }

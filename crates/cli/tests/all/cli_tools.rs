@@ -1,4 +1,5 @@
-//! `strata tools`: the tool surface each model sees, with the schemas it is sent.
+//! `strata tools`: the tool surface each model sees, with the schemas it is sent, and the MCP
+//! tools deferred behind `tool_search` once they pass the threshold.
 
 use crate::common::Project;
 use serde_json::Value;
@@ -141,5 +142,55 @@ fn snapshot_of_the_default_surface() {
     insta::assert_json_snapshot!(
         "surface_claude_sonnet",
         surface(&p, "anthropic/claude-sonnet-4")
+    );
+}
+
+/// `strata tools` with the testkit's 120-tool MCP server on loopback HTTP: past the threshold
+/// (a model of unknown window: 64k tokens, so 6,400) the MCP tools are deferred, `tool_search`
+/// is loaded after the built-ins, and the counts match the states, in both formats.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_tools_past_the_threshold_are_listed_as_deferred_behind_tool_search() {
+    let mcp = strata_testkit::mcp_many::serve_many_http(120, 50).await;
+    let p = Project::new();
+    let config = serde_json::json!({"mcp": {"many": {"type": "remote", "url": mcp.url("/mcp"),
+        "timeout": 10_000}}});
+    p.file("strata.json", config.to_string());
+    let model = "openai/scripted-model";
+    let (json, text) = tokio::task::spawn_blocking(move || {
+        let json = p.strata(&["tools", "--model", model, "--format", "json"]);
+        let text = p.strata(&["tools", "--model", model]);
+        (json, text)
+    })
+    .await
+    .unwrap();
+    let doc = json.expect_code(0).json();
+    let tools = doc["tools"].as_array().expect("`tools` is an array");
+    let in_state = |state: &str| -> Vec<&str> {
+        tools
+            .iter()
+            .filter(|t| t["state"] == state)
+            .map(|t| t["id"].as_str().expect("id is a string"))
+            .collect()
+    };
+    let (loaded, deferred) = (in_state("loaded"), in_state("deferred"));
+    assert_eq!(loaded.len() + deferred.len(), tools.len(), "one state each");
+    assert_eq!(doc["loaded"], loaded.len());
+    assert_eq!(doc["deferred"], deferred.len());
+    // 120 generated tools and `grow`.
+    assert_eq!(deferred.len(), 121, "{deferred:?}");
+    assert!(
+        deferred.iter().all(|t| t.starts_with("many_")),
+        "{deferred:?}"
+    );
+    assert_eq!(loaded.last(), Some(&"tool_search"), "{loaded:?}");
+    assert!(loaded.contains(&"bash") && !loaded.iter().any(|t| t.starts_with("many_")));
+
+    text.expect_code(0);
+    let marked = text.stdout.lines().filter(|l| l.ends_with(" (deferred)"));
+    assert_eq!(marked.count(), 121, "{}", text.stdout);
+    assert!(
+        text.stdout.lines().any(|l| l.starts_with("tool_search ")),
+        "{}",
+        text.stdout
     );
 }

@@ -1,10 +1,15 @@
 //! `strata run --attach` against a `strata serve` on 127.0.0.1 with the scripted model: a call
 //! that needs a permission is refused without `--yes` (and the run fails) and allowed with it,
-//! and the server's password is read from the environment.
+//! and the server's password is read from the environment. With `--format json --answers
+//! stdin`, over real pipes: the asks are JSON lines and the replies on stdin reach the server
+//! (an approved call, a question answered, garbage, a rejection with a message, stdin closed).
 
 use strata_testkit::model_server::{ModelServer, Turn};
 
+use serde_json::json;
+
 use super::common::{Project, Run, finish};
+use super::e2e_headless::Bridge;
 use super::e2e_run_support::{MODEL, command, json_lines, types};
 use super::e2e_serve_support::serve;
 
@@ -66,10 +71,13 @@ async fn with_yes_and_a_password_the_call_runs() {
     run.expect_code(0);
     assert_eq!(run.stderr, "");
     let lines = json_lines(&run);
+    // The ask and its reply are lines, as in a local JSON run.
     assert_eq!(
         types(&lines),
         [
             "step_start",
+            "permission.asked",
+            "permission.replied",
             "tool_use",
             "step_finish",
             "step_start",
@@ -77,7 +85,8 @@ async fn with_yes_and_a_password_the_call_runs() {
             "step_finish"
         ]
     );
-    let output = lines[1]["part"]["state"]["output"].as_str().unwrap();
+    assert_eq!(lines[2]["properties"]["reply"], "once");
+    let output = lines[3]["part"]["state"]["output"].as_str().unwrap();
     assert!(output.contains("approved-run"), "{output}");
     // Without the password the server refuses, and the run says so.
     let refused = attach(&p, &s.url, &["--yes"], &[]).await;
@@ -87,5 +96,149 @@ async fn with_yes_and_a_password_the_call_runs() {
     assert!(
         refused.stderr.ends_with("(set STRATA_SERVER_PASSWORD)\n"),
         "{refused:?}"
+    );
+}
+
+/// `strata run --attach URL --format json --answers stdin MESSAGE`, its pipes in the test's hands.
+fn bridge(p: &Project, url: &str, message: &str) -> Bridge {
+    let args = [
+        "run",
+        "--attach",
+        url,
+        "--model",
+        MODEL,
+        "--format",
+        "json",
+        "--answers",
+        "stdin",
+        message,
+    ];
+    // The server calls the model; this run only needs a URL for its environment.
+    let unused = ModelServer::start(vec![]);
+    Bridge::spawn(command(p, &unused, &args))
+}
+
+fn bash(id: &str, command: &str) -> Turn {
+    let input = json!({"command": command, "description": "make a file"}).to_string();
+    Turn::tool_call(id, "bash", &input)
+}
+
+#[test]
+fn answers_on_stdin_reach_the_server_and_the_call_runs() {
+    let p = Project::new();
+    p.file("strata.json", ASK);
+    let model = ModelServer::start(vec![bash("c1", "touch made.txt"), Turn::text("made it")]);
+    let s = serve(&p, &model, &[]);
+    let mut b = bridge(&p, &s.url, "make a file");
+    let asked = b.until("permission.asked");
+    let props = &asked["properties"];
+    assert_eq!(props["permission"], "bash", "{asked:#}");
+    assert_eq!(props["patterns"], json!(["touch made.txt"]));
+    assert_eq!(asked["sessionID"], props["sessionID"]);
+    assert!(
+        !p.dir.join("made.txt").exists(),
+        "nothing runs before the reply"
+    );
+    let id = props["id"].as_str().unwrap().to_string();
+    b.send(&json!({"permission": id, "reply": "once"}).to_string());
+    let replied = b.until("permission.replied");
+    assert_eq!(replied["properties"]["requestID"], id.as_str());
+    assert_eq!(replied["properties"]["reply"], "once");
+    let (run, lines) = b.finish();
+    run.expect_code(0);
+    assert_eq!(run.stderr, "");
+    assert!(p.dir.join("made.txt").exists(), "{run:#?}");
+    assert!(types(&lines).ends_with(&["text".into(), "step_finish".into()]));
+}
+
+#[test]
+fn a_question_garbage_and_a_rejection_with_a_message_go_through_the_server() {
+    let p = Project::new();
+    p.file("strata.json", ASK);
+    let questions = json!({"questions": [{"question": "Which checks?", "header": "Checks",
+        "options": [{"label": "fmt", "description": "formatting"},
+                    {"label": "test", "description": "the suite"}],
+        "multiple": true}]});
+    let model = ModelServer::start(vec![
+        Turn::tool_call("q1", "question", &questions.to_string()),
+        bash("c1", "touch made.txt"),
+        Turn::text("understood"),
+    ]);
+    let s = serve(&p, &model, &[]);
+    let mut b = bridge(&p, &s.url, "check the code");
+    let asked = b.until("question.asked");
+    let id = asked["properties"]["id"].as_str().unwrap().to_string();
+    b.send("yes please");
+    let error = b.until("error");
+    assert_eq!(error["error"]["name"], "InvalidReply");
+    assert_eq!(error["error"]["data"]["line"], "yes please");
+    b.send(&json!({"question": id, "answers": [["fmt", "test"]]}).to_string());
+    let replied = b.until("question.replied");
+    assert_eq!(replied["properties"]["answers"], json!([["fmt", "test"]]));
+    let asked = b.until("permission.asked");
+    let id = asked["properties"]["id"].as_str().unwrap().to_string();
+    let reject = json!({"permission": id, "reply": "reject", "message": "use tmp/ instead"});
+    b.send(&reject.to_string());
+    assert_eq!(
+        b.until("permission.replied")["properties"]["reply"],
+        "reject"
+    );
+    let (run, _) = b.finish();
+    run.expect_code(0);
+    assert!(!p.dir.join("made.txt").exists());
+    let sent = model.requests();
+    assert!(
+        sent[0]["tools"].to_string().contains("\"question\""),
+        "question is offered"
+    );
+    let results = sent[2]["messages"].to_string();
+    assert!(results.contains("fmt, test"), "{results}");
+    assert!(results.contains("use tmp/ instead"), "{results}");
+}
+
+#[test]
+fn closing_stdin_refuses_the_waiting_ask_and_the_attached_run_fails() {
+    let p = Project::new();
+    p.file("strata.json", ASK);
+    let model = ModelServer::start(vec![bash("c1", "touch made.txt"), Turn::text("made it")]);
+    let s = serve(&p, &model, &[]);
+    let mut b = bridge(&p, &s.url, "make a file");
+    let asked = b.until("permission.asked");
+    b.close_stdin();
+    let refused = b.until("permission.refused");
+    let props = &refused["properties"];
+    assert_eq!(props["requestID"], asked["properties"]["id"]);
+    assert!(
+        props["reason"]
+            .as_str()
+            .unwrap()
+            .contains("stdin was closed")
+    );
+    assert_eq!(
+        props["rule"],
+        json!({"permission": {"bash": {"touch made.txt": "allow"}}})
+    );
+    let (run, _) = b.finish();
+    run.expect_code(1);
+    assert!(!p.dir.join("made.txt").exists());
+}
+
+#[test]
+fn answers_need_the_json_format_when_attached_too() {
+    let p = Project::new();
+    let unused = ModelServer::start(vec![]);
+    let args = [
+        "run",
+        "--attach",
+        "http://127.0.0.1:9",
+        "--answers",
+        "stdin",
+        "hi",
+    ];
+    let run = finish(command(&p, &unused, &args).spawn().unwrap());
+    run.expect_code(2);
+    assert!(
+        run.stderr.contains("--answers stdin needs --format json"),
+        "{run:#?}"
     );
 }

@@ -1,6 +1,7 @@
 //! Headless runs that can be answered: `strata run --format json --answers stdin` prints each
 //! ask as a JSON line and reads the replies as JSON lines on a real pipe, the way a CI bridge
-//! drives it.
+//! drives it. An ask arriving after stdin closed is refused at once; `--attach`ed runs answer
+//! the same way (`e2e_attach.rs`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
@@ -16,11 +17,11 @@ use crate::e2e_run_support::*;
 const ASK: &str = r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}"#;
 
 /// A running `strata run` with its stdin and stdout lines in the test's hands.
-struct Bridge {
+pub(crate) struct Bridge {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
-    seen: Vec<Value>,
+    pub seen: Vec<Value>,
 }
 
 impl Bridge {
@@ -35,7 +36,11 @@ impl Bridge {
             "stdin",
             message,
         ];
-        let mut cmd = command(p, server, &args);
+        Bridge::spawn(command(p, server, &args))
+    }
+
+    /// Starts `cmd` (a `strata run … --format json --answers stdin`) with piped stdin.
+    pub(crate) fn spawn(mut cmd: std::process::Command) -> Bridge {
         cmd.stdin(Stdio::piped());
         let mut child = cmd.spawn().expect("start strata run");
         let stdin = child.stdin.take();
@@ -59,7 +64,7 @@ impl Bridge {
 
     /// Reads lines until one of type `kind` arrives, and returns it.
     #[track_caller]
-    fn until(&mut self, kind: &str) -> Value {
+    pub(crate) fn until(&mut self, kind: &str) -> Value {
         loop {
             let line = self.lines.recv_timeout(LIMIT).unwrap_or_else(|_| {
                 panic!("no `{kind}` line within {LIMIT:?}; saw {:#?}", self.seen)
@@ -73,18 +78,18 @@ impl Bridge {
         }
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin is still open");
         writeln!(stdin, "{line}").expect("write a reply line");
         stdin.flush().expect("flush the reply");
     }
 
-    fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
     /// Waits for the exit and returns the code, every stdout line, and stderr.
-    fn finish(mut self) -> (Run, Vec<Value>) {
+    pub(crate) fn finish(mut self) -> (Run, Vec<Value>) {
         self.close_stdin();
         let run = crate::common::finish(self.child);
         let rest = self.lines.iter().map(|l| {
@@ -250,6 +255,57 @@ fn closing_stdin_refuses_the_waiting_ask_with_a_line() {
     let (run, _) = bridge.finish();
     run.expect_code(1);
     assert!(!p.dir.join("made.txt").exists());
+}
+
+#[test]
+fn an_ask_after_stdin_closed_is_refused_at_once_with_a_line() {
+    let p = Project::new();
+    // The loop goes on after a refusal, so a second ask comes after stdin closed.
+    p.file(
+        "strata.json",
+        r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false},
+            "experimental": {"continue_loop_on_deny": true}}"#,
+    );
+    let question = json!({"questions": [{"question": "Go on?", "header": "Go",
+        "options": [{"label": "yes", "description": "go on"}]}]});
+    let mut script = vec![Turn::tool_call("q1", "question", &question.to_string())];
+    script.extend(bash_then_text("touch made.txt", "gave up"));
+    let server = ModelServer::start(script);
+    let mut bridge = Bridge::start(&p, &server, "make a file");
+    let asked = bridge.until("question.asked");
+    bridge.close_stdin();
+    // The waiting question is refused: the run has seen the end of stdin.
+    let refused = bridge.until("question.refused");
+    assert_eq!(
+        refused["properties"]["requestID"],
+        asked["properties"]["id"]
+    );
+    let asked = bridge.until("permission.asked");
+    let seen = bridge.seen.len();
+    let refused = bridge.until("permission.refused");
+    assert_eq!(
+        bridge.seen.len(),
+        seen + 1,
+        "the very next line: {:#?}",
+        bridge.seen
+    );
+    let props = &refused["properties"];
+    assert_eq!(props["requestID"], asked["properties"]["id"]);
+    assert!(
+        props["reason"]
+            .as_str()
+            .unwrap()
+            .contains("stdin was closed"),
+        "{refused:#}"
+    );
+    assert_eq!(
+        props["rule"],
+        json!({"permission": {"bash": {"touch made.txt": "allow"}}})
+    );
+    let (run, _) = bridge.finish();
+    run.expect_code(0);
+    assert!(!p.dir.join("made.txt").exists());
+    assert_eq!(server.remaining(), 0, "the loop went on to its last turn");
 }
 
 #[test]

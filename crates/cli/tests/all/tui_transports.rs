@@ -2,8 +2,9 @@
 //! (to the core served on 127.0.0.1 with a password) and the in-process one (the same calls on
 //! the core, with no port). One test body, taking `&dyn Client`, runs over each: bootstrap, a
 //! turn whose bash call asks for permission and is allowed, the events of that turn, the
-//! session's snapshot, undo and redo, a rejected permission with a message for the model, and
-//! the error for an unknown session. Both transports must deliver the same typed events.
+//! session's snapshot and tool counts, undo and redo, a rejected permission with a message for
+//! the model, and the error for an unknown session. Both transports must deliver the same typed
+//! events.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -249,6 +250,14 @@ async fn behaviours(c: &dyn Client, f: &Fixture) -> Vec<String> {
 
     let snap = c.snapshot(&session.id).await.unwrap();
     assert_eq!(snap.session.id, session.id);
+    // The counts `/tools` shows: no MCP server here, so nothing is deferred.
+    let tools = c.tools(&session.id).await.unwrap();
+    assert_eq!(tools.model, "openai/scripted-model");
+    assert_eq!((tools.loaded, tools.deferred), (tools.tools.len(), 0));
+    assert!(
+        (tools.tools.iter()).any(|t| t.id == "bash" && t.state == "loaded"),
+        "{tools:?}"
+    );
     let parts: Vec<&PartKind> = snap
         .messages
         .iter()

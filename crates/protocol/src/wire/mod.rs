@@ -9,6 +9,7 @@
 //!   post (prompts, replies, new sessions), plus the error body.
 //! - [`command`]: the commands a session can run (the MCP servers' prompts) and the body that
 //!   runs one.
+//! - [`tools`]: a session's tools, loaded or deferred, and their counts.
 //! - [`credentials`]: the server's Basic-auth credentials from the environment, read one way
 //!   by the server and its clients.
 //!
@@ -22,6 +23,7 @@ pub mod command;
 pub mod credentials;
 pub mod event;
 pub mod request;
+pub mod tools;
 pub mod view;
 
 #[cfg(test)]
@@ -35,4 +37,5 @@ pub use request::{
     PermissionRule, PromptBody, PromptPart, QuestionInfo, QuestionOption, QuestionReplyBody,
     QuestionRequest, SessionCreateBody, Todo, ToolRef,
 };
+pub use tools::{SessionTool, SessionTools};
 pub use view::{MessageEntry, MessageView, PartView, SessionInfo, SessionTime};

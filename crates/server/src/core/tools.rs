@@ -2,14 +2,15 @@
 //! deferred, and the counts, for the build agent and the model of the session's last prompt
 //! (the configured model when it has none).
 
-use serde_json::{Value, json};
 use strata_agent::session::deferred::layout_for;
+use strata_protocol::wire::{SessionTool, SessionTools};
+use strata_registry::ToolState;
 
 use super::{CoreError, ServerCore};
 
 impl ServerCore {
     /// `GET /session/:id/tools`.
-    pub async fn session_tools(&self, id: &str) -> Result<Value, CoreError> {
+    pub async fn session_tools(&self, id: &str) -> Result<SessionTools, CoreError> {
         let row = self.session_row(id)?;
         let entry = self.instance(&row.directory).await?;
         let services = &entry.services;
@@ -23,17 +24,24 @@ impl ServerCore {
             .clone();
         let layout = layout_for(services, &model, &agent, Some(id))
             .map_err(|e| CoreError::Internal(e.to_string()))?;
-        let tools: Vec<Value> = layout
+        let tools = layout
             .states()
             .iter()
-            .map(|(t, state)| json!({"id": t.id, "state": state}))
+            .map(|(t, state)| SessionTool {
+                id: t.id.to_string(),
+                state: match state {
+                    ToolState::Loaded => "loaded",
+                    ToolState::Deferred => "deferred",
+                }
+                .to_string(),
+            })
             .collect();
-        Ok(json!({
-            "model": model,
-            "loaded": layout.tools.len(),
-            "deferred": layout.deferred.len(),
-            "tools": tools,
-        }))
+        Ok(SessionTools {
+            model,
+            loaded: layout.tools.len(),
+            deferred: layout.deferred.len(),
+            tools,
+        })
     }
 }
 

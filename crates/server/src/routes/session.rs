@@ -8,7 +8,8 @@ use axum::extract::{Path, State};
 use serde::Deserialize;
 use strata_protocol::event::SessionStatus;
 use strata_protocol::wire::{
-    FileDiff, PermissionReply, PermissionReplyBody, SessionCreateBody, SessionInfo, Todo,
+    FileDiff, PermissionReply, PermissionReplyBody, SessionCreateBody, SessionInfo, SessionTools,
+    Todo,
 };
 
 use super::Endpoint;
@@ -41,7 +42,8 @@ pub fn endpoints() -> Vec<Endpoint> {
             "/session/{id}/tools",
             "The session's tools, loaded or deferred, and their counts",
             tools,
-        ),
+        )
+        .json::<SessionTools>(),
         Endpoint::get("/session/{id}/diff", "The session's file changes", diff)
             .json::<Vec<FileDiff>>(),
         Endpoint::post(
@@ -120,7 +122,7 @@ async fn todo(State(s): State<AppState>, Path(id): Path<String>) -> Result<Vec<T
 }
 
 /// The tools the session's next step sees: `{model, loaded, deferred, tools: [{id, state}]}`.
-async fn tools(State(s): State<AppState>, Path(id): Path<String>) -> Result<serde_json::Value> {
+async fn tools(State(s): State<AppState>, Path(id): Path<String>) -> Result<SessionTools> {
     Ok(Json(s.core.session_tools(&id).await?))
 }
 

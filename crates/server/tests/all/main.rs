@@ -18,6 +18,7 @@ mod permissions;
 mod provider_keys;
 mod routes;
 mod session_sandbox;
+mod session_tools;
 mod shell;
 mod soak;
 mod undo;

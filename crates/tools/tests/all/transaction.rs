@@ -1,9 +1,11 @@
 //! `transaction` (spec §20) on real files in a test instance: every edit applied and the check
 //! passed; an edit that does not match; a write that fails midway; a check that fails, times
-//! out or writes files of its own; refused permissions; the diff budget.
+//! out or writes files of its own, or whose write outside the project the sandbox refuses;
+//! refused permissions; the diff budget.
 
 use serde_json::{Value, json};
 use strata_registry::ToolRegistry;
+use strata_services::process::sandbox::Support;
 use strata_testkit::{ReplyMode, TestInstance, redacted};
 
 use crate::edit_support::{bytes, mode, model_error, read_first, set_mode, temp_leftovers};
@@ -242,6 +244,48 @@ async fn files_the_check_writes_are_kept_unless_they_were_edited() {
                 "the check's file is kept"
             );
             assert_untouched(&t);
+        })
+        .await;
+}
+
+/// The check runs on the bash tool's path, sandbox included: a check that writes outside the
+/// project is refused by the sandbox, which fails the check and rolls the edits back.
+#[tokio::test]
+async fn the_sandbox_confines_the_check_and_its_refused_write_rolls_back() {
+    let support = Support::probe();
+    if !support.enforceable() {
+        println!("skipped: {}", support.missing_reason());
+        return;
+    }
+    let outside = tempfile::Builder::new()
+        .prefix("transaction-outside-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let target = std::fs::canonicalize(outside.path())
+        .unwrap()
+        .join("escaped.txt");
+    files()
+        .config(json!({"permission": {"external_directory": "allow"}}))
+        .run(|t| async move {
+            read_all(&t).await;
+            set_mode(&t.path("nonl.txt"), 0o751);
+            let check = format!("echo escaped > {}", target.display());
+            let msg = model_error(
+                t.call(
+                    "transaction",
+                    json!({"edits": three_edits(), "check": check}),
+                )
+                .await,
+            );
+            assert!(!target.exists(), "the sandbox let the check write: {msg}");
+            assert!(msg.contains("so the transaction was rolled back"), "{msg}");
+            let hint = msg.lines().find(|l| l.starts_with("sandbox:"));
+            assert!(
+                hint.is_some_and(|h| h.contains(&target.display().to_string())),
+                "the refused path is named: {msg}"
+            );
+            assert_untouched(&t);
+            assert!(!t.path("made").exists());
         })
         .await;
 }

@@ -15,7 +15,7 @@ pub struct Command {
 }
 
 /// Every slash command, in the order `/help` lists them.
-pub const COMMANDS: [Command; 8] = [
+pub const COMMANDS: [Command; 9] = [
     Command {
         name: "new",
         help: "start a new session",
@@ -45,6 +45,11 @@ pub const COMMANDS: [Command; 8] = [
         name: "agent",
         help: "choose the agent (or /agent name)",
         run: agent,
+    },
+    Command {
+        name: "tools",
+        help: "count the tools the model is sent and those deferred",
+        run: tools,
     },
     Command {
         name: "export",
@@ -93,6 +98,30 @@ fn new(app: &mut App, _: &str) -> Vec<Action> {
     app.viewport.scroll = 0;
     app.status.notice = Some("New session: it starts with your next prompt".into());
     vec![]
+}
+
+fn tools(app: &mut App, _: &str) -> Vec<Action> {
+    match app.state.session_id() {
+        Some(id) => vec![Action::Tools(id.to_string())],
+        None => {
+            app.status.notice =
+                Some("No session yet: /tools counts an open session's tools".into());
+            vec![]
+        }
+    }
+}
+
+/// What `/tools` says: the counts, and what deferred means for the model.
+pub(super) fn tools_notice(tools: &strata_protocol::wire::SessionTools) -> String {
+    let model = Some(tools.model.as_str()).filter(|m| !m.is_empty());
+    let of = model.map(|m| format!(" for {m}")).unwrap_or_default();
+    if tools.deferred == 0 {
+        return format!("Tools{of}: {} loaded, none deferred", tools.loaded);
+    }
+    format!(
+        "Tools{of}: {} loaded, {} deferred (tool_search loads them)",
+        tools.loaded, tools.deferred
+    )
 }
 
 fn sessions(app: &mut App, _: &str) -> Vec<Action> {

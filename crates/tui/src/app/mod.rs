@@ -17,7 +17,7 @@ pub use input::Input;
 pub use keys::PERMISSION_CHOICES;
 pub use ui::{
     Chooser, Dialogs, Drawn, Overlay, PermissionUi, Picker, PickerKind, QuestionUi, Status,
-    Viewport,
+    ToolCounts, Viewport,
 };
 
 /// Something for the runtime to do.
@@ -60,6 +60,8 @@ pub enum Action {
     },
     /// Write the open session as markdown to a file in the working directory.
     Export,
+    /// Fetch the session's tool counts, loaded and deferred.
+    Tools(String),
     Quit,
 }
 
@@ -74,6 +76,11 @@ pub enum Reply {
     /// A gap re-fetch failed.
     RefetchFailed(String),
     Notice(String),
+    /// A session's tools, as `GET /session/:id/tools` lists them.
+    Tools {
+        session_id: String,
+        tools: strata_protocol::wire::SessionTools,
+    },
 }
 
 /// The reduced server state plus what only the terminal knows, grouped by concern.
@@ -169,6 +176,14 @@ impl App {
                 self.state.error = Some(e);
             }
             Reply::Notice(n) => self.status.notice = Some(n),
+            Reply::Tools { session_id, tools } => {
+                self.status.notice = Some(commands::tools_notice(&tools));
+                self.status.tools = Some(ToolCounts {
+                    session_id,
+                    loaded: tools.loaded,
+                    deferred: tools.deferred,
+                });
+            }
         }
         self.follow_dialogs();
     }

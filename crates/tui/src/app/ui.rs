@@ -144,6 +144,16 @@ pub struct Status {
     pub quit_armed: bool,
     /// Frame counter for the busy spinner.
     pub spinner: usize,
+    /// The tool counts `/tools` last fetched; shown while their session is open.
+    pub tools: Option<ToolCounts>,
+}
+
+/// How many of a session's tools are sent with their schemas and how many are deferred.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ToolCounts {
+    pub session_id: String,
+    pub loaded: usize,
+    pub deferred: usize,
 }
 
 #[cfg(test)]

@@ -258,6 +258,13 @@ impl Client for DemoClient {
     async fn unrevert(&self, _s: &str) -> Result<()> {
         Ok(())
     }
+    async fn tools(&self, _s: &str) -> Result<strata_protocol::wire::SessionTools> {
+        Ok(strata_protocol::wire::SessionTools {
+            model: "demo/scripted".into(),
+            loaded: 12,
+            ..Default::default()
+        })
+    }
     fn events(&self) -> mpsc::Receiver<ClientEvent> {
         let (tx, rx) = mpsc::channel(4096);
         let _ = tx.try_send(ClientEvent::Connected);

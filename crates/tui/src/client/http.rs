@@ -12,7 +12,7 @@ use futures::StreamExt;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::Serialize;
 use serde_json::{Value, json};
-use strata_protocol::wire::{CommandBody, SessionCreateBody, SessionInfo};
+use strata_protocol::wire::{CommandBody, SessionCreateBody, SessionInfo, SessionTools};
 use tokio::sync::mpsc;
 
 use super::{Client, ClientError, ClientEvent, Prompt, Result, read};
@@ -289,6 +289,12 @@ impl Client for HttpClient {
         self.post(&format!("POST {path}"), &path, &json!({}))
             .await
             .map(drop)
+    }
+
+    async fn tools(&self, session_id: &str) -> Result<SessionTools> {
+        let path = format!("/session/{session_id}/tools");
+        let what = format!("GET {path}");
+        parse(&what, self.get(&what, &path).await?)
     }
 
     async fn revert(&self, session_id: &str, message_id: &str) -> Result<()> {

@@ -8,7 +8,7 @@ mod http;
 pub mod read;
 
 use async_trait::async_trait;
-use strata_protocol::wire::{CommandBody, PromptBody, PromptPart};
+use strata_protocol::wire::{CommandBody, PromptBody, PromptPart, SessionTools};
 use tokio::sync::mpsc;
 
 use crate::event::Envelope;
@@ -97,6 +97,8 @@ pub trait Client: Send + Sync + std::fmt::Debug {
     /// Undoes `message_id` and everything after it.
     async fn revert(&self, session_id: &str, message_id: &str) -> Result<()>;
     async fn unrevert(&self, session_id: &str) -> Result<()>;
+    /// The session's tools as its next step sees them: loaded, deferred, and their counts.
+    async fn tools(&self, session_id: &str) -> Result<SessionTools>;
     /// Opens the event stream. It reconnects by itself and ends when the receiver is dropped.
     fn events(&self) -> mpsc::Receiver<ClientEvent>;
 }

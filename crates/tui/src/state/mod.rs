@@ -114,7 +114,10 @@ impl SessionState {
 
     /// Sum of the cost of every assistant message.
     pub fn cost(&self) -> f64 {
-        self.messages.iter().map(|m| m.info.cost).sum()
+        // A fold from 0.0, not `sum`: an empty f64 sum is -0.0, drawn as `$-0.00`.
+        self.messages
+            .iter()
+            .fold(0.0, |total, m| total + m.info.cost)
     }
 
     /// Tokens of the last assistant step (what the context holds now).

@@ -320,8 +320,12 @@ fn status_line(app: &App, width: usize) -> Line<'static> {
         .as_ref()
         .map(|s| crate::state::background::status_note(&s.messages))
         .unwrap_or_default();
+    let tools = (app.status.tools.as_ref())
+        .filter(|t| app.state.session_id() == Some(t.session_id.as_str()))
+        .map(|t| format!("tools {} loaded · {} deferred · ", t.loaded, t.deferred))
+        .unwrap_or_default();
     let right = format!(
-        "{background}{sandbox}{} tokens{} · ${cost:.2} ",
+        "{background}{tools}{sandbox}{} tokens{} · ${cost:.2} ",
         compact(tokens),
         last.map(cache_note).unwrap_or_default()
     );

@@ -255,6 +255,7 @@ fn slash_commands() {
         vec![Action::Unrevert(SID.into())]
     );
     assert_eq!(command(&mut app, "/export"), vec![Action::Export]);
+    assert_eq!(command(&mut app, "/tools"), vec![Action::Tools(SID.into())]);
     command(&mut app, "/model mock/big");
     assert_eq!(app.chooser.model.as_ref().unwrap().model_id, "big");
     command(&mut app, "/agent plan");
@@ -280,6 +281,19 @@ fn slash_commands() {
     assert!(app.status.notice.as_deref().unwrap().contains("/help"));
     assert!(command(&mut app, "/new").is_empty());
     assert!(app.state.session.is_none());
+    assert!(
+        command(&mut app, "/tools").is_empty(),
+        "no session to count"
+    );
+    assert!(
+        app.status
+            .notice
+            .as_deref()
+            .unwrap()
+            .contains("No session yet"),
+        "{:?}",
+        app.status.notice
+    );
 }
 
 #[test]

@@ -4,7 +4,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
-use strata_tui::app::QuestionUi;
+use strata_protocol::wire::SessionTools;
+use strata_tui::app::{QuestionUi, Reply, ToolCounts};
 use strata_tui::view::ViewState;
 use strata_tui::{App, view};
 
@@ -261,6 +262,34 @@ fn a_step_served_from_the_prompt_cache() {
     events.push(msg_updated(Some(6), done));
     events.push(status(Some(7), "idle"));
     check("cache_usage", app_with(events));
+}
+
+#[test]
+fn the_tool_counts_from_slash_tools() {
+    // `/tools` asks for the counts; the reply shows them in a notice and the status line.
+    let mut app = app_with(vec![]);
+    app.on_reply(Reply::Tools {
+        session_id: SID.into(),
+        tools: SessionTools {
+            model: "openai/gpt-5".into(),
+            loaded: 16,
+            deferred: 120,
+            tools: vec![],
+        },
+    });
+    check("tool_counts", app);
+    // Counts of another session are not shown for this one.
+    let mut app = app_with(vec![]);
+    app.status.tools = Some(ToolCounts {
+        session_id: "ses_other".into(),
+        loaded: 3,
+        deferred: 1,
+    });
+    let screen = format!(
+        "{:?}",
+        draw(&mut app, &mut ViewState::default(), 120, 40).backend()
+    );
+    assert!(!screen.contains("deferred"), "{screen}");
 }
 
 fn long_session(n: usize) -> App {
