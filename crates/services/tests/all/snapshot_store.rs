@@ -53,6 +53,26 @@ fn many(root: &Path, dir: &str, n: usize) {
     }
 }
 
+/// A writer for the log capture: every line the test's subscriber formats, kept in memory.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
 /// Bytes that do not compress (xorshift), so each version really costs its size in git.
 fn noise(seed: u64, len: usize) -> Vec<u8> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -64,6 +84,32 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
             x as u8
         })
         .collect()
+}
+
+#[tokio::test]
+async fn a_crowded_folder_is_named_in_one_warning_however_many_captures_leave_it_out() {
+    require_external!("git", "apt-get install git");
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    // The test's runtime is single-threaded: the captures log on this thread.
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let s = store();
+    many(&s.root, "node_modules", 201);
+    for turn in 0..3 {
+        fs::write(s.root.join("keep.txt"), format!("turn {turn}\n")).unwrap();
+        s.snapshots.capture(&s.root).await.unwrap();
+    }
+    let text = logs.text();
+    let warnings: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("node_modules/"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{text}");
+    assert!(warnings[0].contains("undo cannot restore it"), "{text}");
 }
 
 #[tokio::test]
