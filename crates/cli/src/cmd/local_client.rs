@@ -8,7 +8,9 @@
 //! (The integration tests include this file as a module, so it names only other crates.)
 
 use async_trait::async_trait;
-use strata_protocol::wire::{CommandBody, PermissionReply, PermissionReplyBody, SessionCreateBody};
+use strata_protocol::wire::{
+    CommandBody, PermissionReply, PermissionReplyBody, SessionCreateBody, SummarizeBody,
+};
 use strata_server::core::CoreError;
 use strata_server::local::{Local, LocalEvent};
 use strata_tui::client::{Client, ClientError, ClientEvent, Prompt, Result, read};
@@ -85,6 +87,13 @@ impl Client for LocalClient {
             .command(session_id, command)
             .await
             .map_err(failed(format!("running a command in session {session_id}")))
+    }
+
+    async fn summarize(&self, session_id: &str, body: SummarizeBody) -> Result<()> {
+        self.local
+            .summarize(session_id, body)
+            .await
+            .map_err(failed(format!("compacting session {session_id}")))
     }
 
     async fn abort(&self, session_id: &str) -> Result<()> {

@@ -33,6 +33,6 @@ pub use event::{Decoded, Envelope, GlobalEnvelope, ServerEvent};
 pub use request::{
     ApiError, FileDiff, ModelChoice, PermissionReply, PermissionReplyBody, PermissionRequest,
     PermissionRule, PromptBody, PromptPart, QuestionInfo, QuestionOption, QuestionReplyBody,
-    QuestionRequest, SessionCreateBody, Todo, ToolRef,
+    QuestionRequest, SessionCreateBody, SummarizeBody, Todo, ToolRef,
 };
 pub use view::{MessageEntry, MessageView, PartView, SessionInfo, SessionTime};
