@@ -2,8 +2,8 @@
 //! (to the core served on 127.0.0.1 with a password) and the in-process one (the same calls on
 //! the core, with no port). One test body, taking `&dyn Client`, runs over each: bootstrap, a
 //! turn whose bash call asks for permission and is allowed, the events of that turn, the
-//! session's snapshot, undo and redo, a rejected permission with a message for the model, and
-//! the error for an unknown session. Both transports must deliver the same typed events.
+//! session's snapshot, undo and redo, a rejected permission with a message for the model, a
+//! summary asked for now (`/compact`), and the error for an unknown session. Both transports must deliver the same typed events.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use serde_json::json;
 use strata_graph::{Node, Tier};
 use strata_protocol::ToolState;
 use strata_protocol::event::SessionStatus;
+use strata_protocol::wire::SummarizeBody;
 use strata_server::http::{AuthConfig, HttpOptions};
 use strata_server::{CoreOptions, Local, ServerCore};
 use strata_services::flags::RuntimeFlags;
@@ -68,6 +69,12 @@ async fn fixture() -> Fixture {
         ),
         Turn::text("Understood."),
     ]);
+    let needle = strata_agent::session::compact::SUMMARY_PROMPT
+        .split('.')
+        .nth(1)
+        .unwrap()
+        .trim();
+    model.answer_when(needle, Turn::text("SUMMARY: two markers."));
     let project = json!({
         "model": "openai/scripted-model",
         "provider": {"openai": {"baseURL": model.url()}},
@@ -315,6 +322,28 @@ async fn behaviours(c: &dyn Client, f: &Fixture) -> Vec<String> {
             .any(|(id, out)| id == "call_2" && out.contains("use printf instead")),
         "{results:?}"
     );
+    // A summary now (`/compact`): the call returns once it is stored.
+    let body = SummarizeBody {
+        instructions: Some("keep the markers".into()),
+        ..SummarizeBody::default()
+    };
+    c.summarize(&session.id, body).await.unwrap();
+    let summary = f.model.requests().last().unwrap().to_string();
+    assert!(summary.contains("keep the markers"), "{summary}");
+    let compacted = c.snapshot(&session.id).await.unwrap();
+    assert!(
+        compacted
+            .messages
+            .iter()
+            .flat_map(|m| &m.parts)
+            .any(|p| matches!(&p.kind, PartKind::Other(k) if k == "compaction")),
+        "{compacted:#?}"
+    );
+    let err = c
+        .summarize("ses_missing", SummarizeBody::default())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("ses_missing"), "{err}");
     c.abort(&session.id).await.unwrap();
 
     let err = c.snapshot("ses_missing").await.unwrap_err();
