@@ -3,9 +3,9 @@
 //! routes of the document. Property: no answer is a 500, nothing panics, and `GET /doc` still
 //! answers afterwards.
 //!
-//! Routes that would start a model turn or run a command (`message`, `prompt_async`, `shell`)
-//! get a session id that does not exist: their bodies are still decoded and checked, but no
-//! turn runs, so nothing leaves the machine and no fuzzed command is executed.
+//! Routes that would start a model turn or run a command (`message`, `prompt_async`, `shell`,
+//! `summarize`) get a session id that does not exist: their bodies are still decoded and
+//! checked, but no turn runs, so nothing leaves the machine and no fuzzed command is executed.
 
 use std::sync::OnceLock;
 
@@ -28,7 +28,7 @@ pub struct Fixture {
 }
 
 /// Routes whose handlers start a turn or a command once the session exists.
-const TURNS: [&str; 3] = ["/message", "/prompt_async", "/shell"];
+const TURNS: [&str; 4] = ["/message", "/prompt_async", "/shell", "/summarize"];
 
 use crate::core::fail;
 

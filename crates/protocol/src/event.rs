@@ -105,6 +105,10 @@ pub struct HookOutcomeRecord {
     /// A failed, timed-out or missing hook, or output that could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// What the hook printed on stdout (cut when long); left out when it printed nothing or
+    /// set `suppressOutput`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 /// The data of a `session.hook` event.

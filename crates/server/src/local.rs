@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use strata_protocol::wire::{
     CommandBody, CommandInfo, PermissionReplyBody, PromptBody, SessionCreateBody, SessionInfo,
-    SessionTools, Todo,
+    SessionTools, SummarizeBody, Todo,
 };
 use tokio::sync::mpsc;
 
@@ -126,6 +126,16 @@ impl Local {
     /// Runs a command (an MCP prompt) as the session's next turn; returns once it is queued.
     pub async fn command(&self, id: &str, body: CommandBody) -> Result<(), CoreError> {
         self.core.command(id, body).await.map(drop)
+    }
+
+    /// Compacts the session now (`POST /session/:id/summarize`); returns once it ended.
+    pub async fn summarize(&self, id: &str, body: SummarizeBody) -> Result<(), CoreError> {
+        let instructions = body.instructions.clone().unwrap_or_default();
+        let turn = self
+            .core
+            .summarize(id, body.model().as_ref(), instructions)
+            .await?;
+        turn.finished().await.map(drop)
     }
 
     /// Cancels the session's running turn; `false` when nothing was running.

@@ -17,7 +17,7 @@ use crate::client::{Client, ClientError, ClientEvent, Prompt};
 use crate::model::Snapshot;
 use crate::terminal::TerminalGuard;
 use crate::view::{self, ViewState};
-use strata_protocol::wire::CommandBody;
+use strata_protocol::wire::{CommandBody, SummarizeBody};
 
 /// The shortest time between two frames (~60 per second).
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -335,6 +335,20 @@ async fn execute(
             Ok(tools) => Ok(Some(Reply::Tools { session_id, tools })),
             Err(e) => Err((false, e)),
         },
+        Action::Summarize {
+            session_id,
+            instructions,
+            model,
+        } => {
+            let body = SummarizeBody {
+                provider_id: model.as_ref().map(|m| m.provider_id.clone()),
+                model_id: model.map(|m| m.model_id),
+                auto: None,
+                instructions: Some(instructions).filter(|i| !i.is_empty()),
+            };
+            done(client.summarize(&session_id, body).await)?;
+            Ok(Some(Reply::Notice("Compaction finished".into())))
+        }
         Action::Export | Action::Quit => Ok(None),
     }
 }

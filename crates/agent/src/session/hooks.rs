@@ -36,6 +36,7 @@ pub fn record_of(run: &HookRun, call: Option<(&str, &str)>) -> HookRecord {
             context: o.context.clone(),
             stop: o.stop.clone(),
             warning: o.warning.clone(),
+            output: o.output.clone(),
         },
     }
 }
@@ -66,6 +67,9 @@ pub fn summary(r: &HookRecord) -> String {
         o.context.as_ref().map(|_| "added context".to_string()),
         o.stop.as_ref().map(|s| format!("stopped: {s}")),
         o.warning.as_ref().map(|w| format!("warning: {w}")),
+        o.output
+            .as_deref()
+            .map(|out| format!("printed: {}", first_line(out))),
     ];
     let said: Vec<String> = said.into_iter().flatten().collect();
     let tail = if said.is_empty() {
@@ -77,6 +81,16 @@ pub fn summary(r: &HookRecord) -> String {
         "{} {}{tool}: {code} in {} ms{tail}",
         r.event, r.command, r.duration_ms
     )
+}
+
+/// The first line of `text`, at most 80 characters, with `…` when anything was left out.
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    let mut out: String = line.chars().take(80).collect();
+    if out.len() < text.trim_end().len() {
+        out.push('…');
+    }
+    out
 }
 
 /// Stores one run as a `session.hook` event.
@@ -159,6 +173,24 @@ pub async fn session_start(
         json!({"source": source}),
     )
     .await
+}
+
+/// `SessionEnd` for `session_id` with Claude Code's `reason` (`clear`, `logout`,
+/// `prompt_input_exit`, `other`), each run recorded in the session. The front-end calls it
+/// once, when the session is over for this process.
+pub async fn session_end(
+    hooks: &Hooks,
+    store: &Store,
+    session_id: &str,
+    reason: &str,
+) -> Result<(), StoreError> {
+    if !hooks.has(HookEvent::SessionEnd) {
+        return Ok(());
+    }
+    let rec = Recorder::new(store.clone(), session_id, None);
+    let fields = json!({"reason": reason});
+    fire(Some(hooks), &rec, HookEvent::SessionEnd, fields).await?;
+    Ok(())
 }
 
 /// The text a hook's context is added to the conversation as.

@@ -203,14 +203,8 @@ impl Runner {
     /// The session is over for this process (the front-end exits): runs the `SessionEnd`
     /// hooks with `reason` and records them. A hook never stops anything here either.
     pub async fn end_session(&self, session_id: &str, reason: &str) -> Result<(), RunError> {
-        let hooks = &self.services.hooks;
-        if !hooks.has(strata_services::hooks::HookEvent::SessionEnd) {
-            return Ok(());
-        }
-        let rec = super::record::Recorder::new(self.services.store.clone(), session_id, None);
-        let fields = serde_json::json!({"reason": reason});
-        let event = strata_services::hooks::HookEvent::SessionEnd;
-        super::hooks::fire(Some(hooks), &rec, event, fields).await?;
+        let s = &self.services;
+        super::hooks::session_end(&s.hooks, &s.store, session_id, reason).await?;
         Ok(())
     }
 }

@@ -17,14 +17,14 @@ use strata_testkit::model_server::{ModelServer, Turn};
 use crate::loop_support::*;
 
 /// The user's `~/.claude/settings.json` with these hooks (trusted as the user's own).
-fn user_settings(hooks: Value) -> (String, String) {
+pub(crate) fn user_settings(hooks: Value) -> (String, String) {
     (
         "home/.claude/settings.json".into(),
         json!({ "hooks": hooks }).to_string(),
     )
 }
 
-async fn instance(files: Vec<(String, String)>, config: Option<Value>) -> TestInstance {
+pub(crate) async fn instance(files: Vec<(String, String)>, config: Option<Value>) -> TestInstance {
     let mut b = TestInstance::builder().graph(strata_agent::production());
     for (rel, content) in files {
         b = b.outside_file(rel, content);
@@ -35,12 +35,12 @@ async fn instance(files: Vec<(String, String)>, config: Option<Value>) -> TestIn
     b.build().await
 }
 
-fn runs(t: &TestInstance, session: &str) -> Vec<HookRecord> {
+pub(crate) fn runs(t: &TestInstance, session: &str) -> Vec<HookRecord> {
     hooks::runs(&store(t), session).unwrap()
 }
 
 /// Everything the model was sent, as one string to search.
-fn sent(server: &ModelServer) -> String {
+pub(crate) fn sent(server: &ModelServer) -> String {
     server
         .requests()
         .iter()
@@ -479,12 +479,12 @@ async fn session_start_notification_and_session_end_hooks_run_at_their_events() 
         .count();
     assert_eq!(starts, 1);
 
-    runner.end_session(&ran.session_id, "exit").await.unwrap();
+    runner.end_session(&ran.session_id, "other").await.unwrap();
     let ended: Value =
         serde_json::from_str(&std::fs::read_to_string(t.path("ended.json")).unwrap()).unwrap();
     assert_eq!(
         (ended["hook_event_name"].as_str(), ended["reason"].as_str()),
-        (Some("SessionEnd"), Some("exit"))
+        (Some("SessionEnd"), Some("other"))
     );
     assert!(
         runs(&t, &ran.session_id)

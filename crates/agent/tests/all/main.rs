@@ -14,6 +14,8 @@ mod loop_deferred;
 mod loop_effects;
 mod loop_failures;
 mod loop_hooks;
+mod loop_hooks_events;
+mod loop_hooks_output;
 mod loop_prompt;
 mod loop_reasoning;
 mod loop_skills;

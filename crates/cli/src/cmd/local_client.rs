@@ -10,6 +10,7 @@
 use async_trait::async_trait;
 use strata_protocol::wire::{
     CommandBody, PermissionReply, PermissionReplyBody, SessionCreateBody, SessionTools,
+    SummarizeBody,
 };
 use strata_server::core::CoreError;
 use strata_server::local::{Local, LocalEvent};
@@ -87,6 +88,13 @@ impl Client for LocalClient {
             .command(session_id, command)
             .await
             .map_err(failed(format!("running a command in session {session_id}")))
+    }
+
+    async fn summarize(&self, session_id: &str, body: SummarizeBody) -> Result<()> {
+        self.local
+            .summarize(session_id, body)
+            .await
+            .map_err(failed(format!("compacting session {session_id}")))
     }
 
     async fn abort(&self, session_id: &str) -> Result<()> {

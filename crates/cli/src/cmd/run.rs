@@ -284,7 +284,8 @@ async fn drive(run: Prepared, args: &RunArgs, message: &str) -> u8 {
     };
     // The loop dropped its sender: the front-end drains what is left and ends.
     let _ = frontend.await;
-    if let Err(e) = runner.end_session(&session_id, "exit").await {
+    // Claude Code's reason when a non-interactive run ends.
+    if let Err(e) = runner.end_session(&session_id, "other").await {
         eprintln!("strata: the SessionEnd hooks were not recorded: {e}");
     }
     match result {

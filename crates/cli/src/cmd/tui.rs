@@ -32,7 +32,8 @@ pub(crate) async fn attach(args: crate::args::AttachArgs) -> u8 {
 }
 
 /// `strata`: the UI on a server core of its own for `dir` (default: the current directory),
-/// driven in-process: no port is opened and no password is needed. When the UI ends, the core
+/// driven in-process: no port is opened and no password is needed. When the UI ends, the
+/// sessions it prompted end (`SessionEnd` hooks, `reason: "prompt_input_exit"`) and the core
 /// shuts down (running turns are cancelled, their processes killed). `STRATA_TUI_TRACE=FILE`
 /// appends one line per frame to FILE (draw time, key-to-frame time), for `bench/tui.sh`.
 pub(crate) async fn local(
@@ -82,6 +83,8 @@ pub(crate) async fn local(
     let code = match strata_tui::run::run(Arc::new(client), opts).await {
         Ok(exit) => {
             strata_tui::run::print_exit(&exit);
+            // The user left the prompt: Claude Code's reason for the sessions they drove.
+            core.end_sessions("prompt_input_exit").await;
             0
         }
         Err(e) => {
@@ -89,6 +92,7 @@ pub(crate) async fn local(
             1
         }
     };
+    // Sessions not ended above end here with `other`.
     core.shutdown().await;
     code
 }

@@ -1,7 +1,10 @@
 //! `strata` with no command, in a pseudo-terminal (`script`), on its in-process server with
 //! the scripted model: type a prompt, see the bash tool card and the answer, allow the bash
 //! call by key, quit with Ctrl+C twice, and check that the process exited with 0, nothing of
-//! its session is left running, and the terminal was given back.
+//! its session is left running, and the terminal was given back. `strata --worktree NAME`
+//! works in a worktree of its own on `strata/NAME`, `/compact` runs the `PreCompact` hooks
+//! with `trigger: "manual"`, and quitting ends the session with the `SessionEnd` hooks
+//! (`reason: "prompt_input_exit"`).
 
 use std::io::Write;
 use std::path::Path;
@@ -9,12 +12,15 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde_json::{Value, json};
+use strata_agent::session::compact::SUMMARY_PROMPT;
 use strata_testkit::model_server::{ModelServer, Turn};
 use strata_testkit::poll_within_blocking as poll;
 use strata_testkit::screen::{plain, record};
 
 use crate::common::{Project, strata_bin};
 use crate::e2e_run_support::{MODEL, environment};
+use crate::e2e_worktree::{git, repository, worktree_dir};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -29,10 +35,15 @@ struct Ui {
 
 impl Ui {
     fn start(p: &Project, model: &ModelServer) -> Ui {
+        Ui::start_with(p, model, "")
+    }
+
+    /// `strata ARGS` (shell words, quoted as needed).
+    fn start_with(p: &Project, model: &ModelServer, args: &str) -> Ui {
         let pid_file = p.tmp.join("strata.pid");
         // The shell's pid becomes strata's at `exec`; `script` made it a session leader.
         let line = format!(
-            "stty cols 100 rows 30; echo $$ > '{}'; exec '{}'",
+            "stty cols 100 rows 30; echo $$ > '{}'; exec '{}' {args}",
             pid_file.display(),
             strata_bin().display()
         );
@@ -124,7 +135,8 @@ fn session_members(sid: i32) -> Vec<i32> {
 }
 
 fn config(dir: &Path) {
-    let config = serde_json::json!({"model": MODEL, "permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}});
+    let config =
+        json!({"model": MODEL, "permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}});
     std::fs::write(dir.join("strata.json"), config.to_string()).unwrap();
 }
 
@@ -190,5 +202,105 @@ fn strata_runs_a_turn_with_a_permission_in_a_pseudo_terminal() {
         left.is_some(),
         "processes of strata's session are still running: {:?}",
         session_members(pid)
+    );
+}
+
+/// Quits with Ctrl+C twice and waits for a clean exit.
+fn quit(ui: &mut Ui) {
+    ui.press(b"\x03");
+    ui.wait_for("again");
+    ui.press(b"\x03");
+    let status = poll(WAIT, || ui.child.try_wait().unwrap());
+    let Some(status) = status else {
+        panic!(
+            "strata did not quit within {WAIT:?}; screen:\n{}",
+            ui.text()
+        );
+    };
+    assert!(status.success(), "{status:?}; screen:\n{}", ui.text());
+}
+
+#[test]
+fn strata_with_worktree_works_on_its_own_branch_compacts_and_quitting_ends_the_session() {
+    strata_testkit::require_external!("script", "apt-get install bsdutils (util-linux)");
+    strata_testkit::require_external!("git", "apt-get install git");
+    let p = Project::new();
+    repository(&p);
+    // The user's own config: the main checkout's files do not reach the worktree, and the
+    // user's hooks need no trust.
+    let ended = p.home.join("session-end.json");
+    let compacted = p.home.join("pre-compact.json");
+    let save =
+        |file: &Path| json!([{"hooks": [{"command": format!("cat > '{}'", file.display())}]}]);
+    let config = json!({
+        "model": MODEL,
+        "permission": {"bash": "allow"},
+        "hooks": {"SessionEnd": save(&ended), "PreCompact": save(&compacted)},
+    });
+    std::fs::write(p.config.join("strata.json"), config.to_string()).unwrap();
+    let model = ModelServer::start(vec![
+        Turn::tool_call(
+            "call_1",
+            "bash",
+            r#"{"command":"echo made > made.txt","description":"Make a file"}"#,
+        ),
+        Turn::text("Made it in the worktree."),
+    ]);
+    let needle = SUMMARY_PROMPT.split('.').nth(1).unwrap().trim();
+    model.answer_when(needle, Turn::text("SUMMARY: made.txt was made."));
+    let mut ui = Ui::start_with(&p, &model, "--worktree tw");
+    ui.wait_for("Ask anything");
+    ui.press(b"make a file");
+    ui.wait_for("make a file");
+    ui.press(b"\r");
+    ui.wait_for("Made it in the worktree.");
+    ui.wait_for("idle");
+    ui.press(b"/compact keep the file names\r");
+    ui.wait_for("Compaction finished");
+    quit(&mut ui);
+
+    let wt = worktree_dir(&p, "tw");
+    assert_eq!(git(&wt, &["branch", "--show-current"]).trim(), "strata/tw");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("made.txt")).unwrap(),
+        "made\n"
+    );
+    assert!(
+        !p.dir.join("made.txt").exists(),
+        "the main checkout is untouched"
+    );
+    let read = |file: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+    };
+    let compact = read(&compacted);
+    assert_eq!(
+        (
+            compact["trigger"].as_str(),
+            compact["custom_instructions"].as_str()
+        ),
+        (Some("manual"), Some("keep the file names"))
+    );
+    assert!(
+        model
+            .requests()
+            .last()
+            .unwrap()
+            .to_string()
+            .contains("keep the file names"),
+        "the summary request carries the instructions"
+    );
+    let end = read(&ended);
+    assert_eq!(end["hook_event_name"], "SessionEnd");
+    assert_eq!(end["reason"], "prompt_input_exit");
+    // The session is recorded in the worktree, and `session show` names it.
+    let session = end["session_id"].as_str().unwrap();
+    let show = p.strata(&["session", "show", session]);
+    show.expect_code(0);
+    let named = format!("worktree tw (branch strata/tw) at {}", wt.display());
+    assert!(show.stdout.contains(&named), "{}", show.stdout);
+    assert!(
+        show.stdout.contains("PreCompact") && show.stdout.contains("SessionEnd"),
+        "{}",
+        show.stdout
     );
 }

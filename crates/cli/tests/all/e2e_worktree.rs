@@ -12,7 +12,7 @@ use crate::common::Project;
 use crate::e2e_run_support::{json_lines, run, strata};
 use crate::e2e_serve_support::serve;
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@t"])
         .args(args)
@@ -24,7 +24,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// The project as a repository with `a.txt` committed.
-fn repository(p: &Project) {
+pub(crate) fn repository(p: &Project) {
     p.file("a.txt", "base\n");
     git(&p.dir, &["init", "-q", "-b", "main"]);
     git(&p.dir, &["add", "-A"]);
@@ -32,7 +32,7 @@ fn repository(p: &Project) {
 }
 
 /// The folder of the worktree `name` under the data directory.
-fn worktree_dir(p: &Project, name: &str) -> PathBuf {
+pub(crate) fn worktree_dir(p: &Project, name: &str) -> PathBuf {
     let root = p.data.join("worktrees");
     let project = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("{}: {e}", root.display()))

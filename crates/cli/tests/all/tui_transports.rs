@@ -3,8 +3,8 @@
 //! the core, with no port). One test body, taking `&dyn Client`, runs over each: bootstrap, a
 //! turn whose bash call asks for permission and is allowed, the events of that turn, the
 //! session's snapshot and tool counts, undo and redo, a rejected permission with a message for
-//! the model, and the error for an unknown session. Both transports must deliver the same typed
-//! events.
+//! the model, a summary asked for now (`/compact`), and the error for an unknown session. Both
+//! transports must deliver the same typed events.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -14,6 +14,7 @@ use serde_json::json;
 use strata_graph::{Node, Tier};
 use strata_protocol::ToolState;
 use strata_protocol::event::SessionStatus;
+use strata_protocol::wire::SummarizeBody;
 use strata_server::http::{AuthConfig, HttpOptions};
 use strata_server::{CoreOptions, Local, ServerCore};
 use strata_services::flags::RuntimeFlags;
@@ -69,6 +70,12 @@ async fn fixture() -> Fixture {
         ),
         Turn::text("Understood."),
     ]);
+    let needle = strata_agent::session::compact::SUMMARY_PROMPT
+        .split('.')
+        .nth(1)
+        .unwrap()
+        .trim();
+    model.answer_when(needle, Turn::text("SUMMARY: two markers."));
     let project = json!({
         "model": "openai/scripted-model",
         "provider": {"openai": {"baseURL": model.url()}},
@@ -324,6 +331,28 @@ async fn behaviours(c: &dyn Client, f: &Fixture) -> Vec<String> {
             .any(|(id, out)| id == "call_2" && out.contains("use printf instead")),
         "{results:?}"
     );
+    // A summary now (`/compact`): the call returns once it is stored.
+    let body = SummarizeBody {
+        instructions: Some("keep the markers".into()),
+        ..SummarizeBody::default()
+    };
+    c.summarize(&session.id, body).await.unwrap();
+    let summary = f.model.requests().last().unwrap().to_string();
+    assert!(summary.contains("keep the markers"), "{summary}");
+    let compacted = c.snapshot(&session.id).await.unwrap();
+    assert!(
+        compacted
+            .messages
+            .iter()
+            .flat_map(|m| &m.parts)
+            .any(|p| matches!(&p.kind, PartKind::Other(k) if k == "compaction")),
+        "{compacted:#?}"
+    );
+    let err = c
+        .summarize("ses_missing", SummarizeBody::default())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("ses_missing"), "{err}");
     c.abort(&session.id).await.unwrap();
 
     let err = c.snapshot("ses_missing").await.unwrap_err();

@@ -35,7 +35,7 @@ pub use event::{Decoded, Envelope, GlobalEnvelope, ServerEvent};
 pub use request::{
     ApiError, FileDiff, ModelChoice, PermissionReply, PermissionReplyBody, PermissionRequest,
     PermissionRule, PromptBody, PromptPart, QuestionInfo, QuestionOption, QuestionReplyBody,
-    QuestionRequest, SessionCreateBody, Todo, ToolRef,
+    QuestionRequest, SessionCreateBody, SummarizeBody, Todo, ToolRef,
 };
 pub use tools::{SessionTool, SessionTools};
 pub use view::{MessageEntry, MessageView, PartView, SessionInfo, SessionTime};

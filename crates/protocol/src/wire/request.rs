@@ -172,6 +172,37 @@ impl ModelChoice {
     }
 }
 
+/// `POST /session/:id/summarize`: compact the session now. opencode's clients send the
+/// model; every field may be left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SummarizeBody {
+    #[serde(
+        rename = "providerID",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub provider_id: Option<String>,
+    #[serde(rename = "modelID", default, skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+    /// Accepted for opencode's clients; a summary asked for here is always manual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto: Option<bool>,
+    /// Strata's: what the summary should keep or focus on (the text after Claude Code's
+    /// `/compact`), also given to `PreCompact` hooks as `custom_instructions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+impl SummarizeBody {
+    /// The model named, when both of its halves are.
+    pub fn model(&self) -> Option<ModelChoice> {
+        Some(ModelChoice {
+            provider_id: self.provider_id.clone()?,
+            model_id: self.model_id.clone()?,
+        })
+    }
+}
+
 /// One part of a prompt. Only text is read today; other kinds are kept as sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase")]

@@ -16,6 +16,7 @@ pub mod asks;
 pub mod background;
 pub mod catalog;
 pub mod commands;
+mod compaction;
 pub mod convert;
 mod error;
 mod fanout;
@@ -26,6 +27,7 @@ mod progress;
 pub mod provider_json;
 pub mod recovery;
 mod replies;
+mod session_end;
 pub mod sessions;
 pub mod tools;
 pub mod turns;
@@ -82,6 +84,8 @@ struct Inner {
     overlays: std::sync::Mutex<std::collections::HashMap<String, Overlay>>,
     hub: Hub,
     turns: turns::Turns,
+    /// Sessions prompted here that have not ended (`SessionEnd`) yet.
+    active: session_end::Active,
     closed: CancellationToken,
 }
 
@@ -112,6 +116,7 @@ impl ServerCore {
                 overlays: Default::default(),
                 hub,
                 turns: turns::Turns::default(),
+                active: session_end::Active::default(),
                 closed: stop,
             }),
         };
@@ -247,10 +252,12 @@ impl ServerCore {
         self.inner.turns.busy()
     }
 
-    /// Stops taking work, cancels running turns, disposes every instance (pending permission
-    /// requests and questions are rejected), then closes the global tier.
+    /// Stops taking work, cancels running turns, ends the sessions prompted here (their
+    /// `SessionEnd` hooks run with `reason: "other"`), disposes every instance (pending
+    /// permission requests and questions are rejected), then closes the global tier.
     pub async fn shutdown(&self) {
         self.inner.turns.abort_all();
+        self.end_sessions("other").await;
         self.inner.instances.dispose_all(&self.inner.hub).await;
         self.inner.closed.cancel();
         self.inner.runtime.shutdown().await;

@@ -173,10 +173,12 @@ impl ServerCore {
     }
 
     /// Deletes the session (and its children); refused while a turn runs or waits in it.
-    /// The sandbox's temp directory of the session goes with it.
+    /// A session prompted here ends first (`SessionEnd`, `reason: "other"`). The sandbox's
+    /// temp directory of the session goes with it.
     pub async fn delete_session(&self, id: &str) -> Result<(), CoreError> {
         let row = self.session_row(id)?;
         self.ensure_idle(id).await?;
+        self.end_session(id, "other").await;
         self.store()
             .delete_session(id)
             .map_err(|e| not_found(e, "session", id))?;

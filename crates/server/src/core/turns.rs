@@ -48,11 +48,11 @@ impl TurnHandle {
 }
 
 #[derive(Debug, Default)]
-struct Slot {
+pub(super) struct Slot {
     /// Held by the running turn; waiting turns queue on it in order.
     queue: tokio::sync::Mutex<()>,
     /// Turns queued or running.
-    waiting: std::sync::atomic::AtomicUsize,
+    pub(super) waiting: std::sync::atomic::AtomicUsize,
     running: Mutex<Option<Running>>,
     /// Told when a turn's task has let go of the slot.
     released: tokio::sync::Notify,
@@ -82,7 +82,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Turns {
-    fn slot(&self, session_id: &str) -> Arc<Slot> {
+    pub(super) fn slot(&self, session_id: &str) -> Arc<Slot> {
         lock(&self.slots)
             .entry(session_id.to_string())
             .or_default()
@@ -161,11 +161,13 @@ impl Turns {
 
 /// What a turn does.
 #[derive(Debug)]
-enum Work {
+pub(super) enum Work {
     /// A prompt for the model, with the files the user attached.
     Prompt(String, Vec<FilePart>),
     /// A command the user runs.
     Shell(String),
+    /// A summary the user asked for, with their instructions for it.
+    Compact(String),
 }
 
 /// `trn_` + a process-wide counter + the time: unique in the process.
@@ -176,7 +178,7 @@ const NO_COMMAND: &str = r#"command: the command is empty; send {"command":"…"
 /// A prompt that names no model where the config has none either.
 const NO_MODEL: &str = r#"model: the prompt names no model and the project's config has no "model"; send {"model":{"providerID","modelID"}}"#;
 
-fn turn_id() -> String {
+pub(super) fn turn_id() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let ms = strata_agent::store::now_ms();
     format!("trn_{ms:012x}{:06x}", NEXT.fetch_add(1, Ordering::Relaxed))
@@ -238,7 +240,7 @@ impl ServerCore {
 
     /// The runner of a turn in the session: its instance's services, the model named (else
     /// the config's), the agent named (else `build`) and the session's own rules.
-    async fn runner_for(
+    pub(super) async fn runner_for(
         &self,
         session_id: &str,
         agent: Option<String>,
@@ -287,7 +289,7 @@ impl ServerCore {
 
     /// Runs `work` on its own task once the session's earlier turns are done; the caller has
     /// counted it in `slot.waiting`.
-    fn spawn_turn(
+    pub(super) fn spawn_turn(
         &self,
         id: String,
         slot: Arc<Slot>,
@@ -329,6 +331,8 @@ impl ServerCore {
         let _turn = slot.queue.lock().await;
         if matches!(work, Work::Prompt(..)) {
             self.store().unqueue_prompt(id)?;
+            // From its first prompt here, the session ends (`SessionEnd`) with this process.
+            self.inner.active.add(session_id);
         }
         let cancel = CancellationToken::new();
         let start = self.store().global_last()?;
@@ -344,6 +348,11 @@ impl ServerCore {
                 runner.run_with(session_id, text, files, cancel, None).await
             }
             Work::Shell(command) => runner.shell(session_id, command, cancel, None).await,
+            Work::Compact(instructions) => {
+                runner
+                    .summarize(session_id, instructions, cancel, None)
+                    .await
+            }
         };
         *lock(&slot.running) = None;
         let report = result.map_err(|e| CoreError::Internal(e.to_string()))?;

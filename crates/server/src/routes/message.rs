@@ -1,13 +1,13 @@
 //! Messages: list, get one, prompt and wait for the turn (`POST /session/:id/message`),
 //! prompt without waiting (`prompt_async`, 204 at once), run a command (an MCP prompt, `command`)
 //! as a turn, and run a shell command as the user's own `bash` call (`shell`, 409 while the
-//! session is busy).
+//! session is busy), and compact it now (`summarize`).
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
-use strata_protocol::wire::{CommandBody, ModelChoice, PromptBody};
+use strata_protocol::wire::{CommandBody, ModelChoice, PromptBody, SummarizeBody};
 
 use super::Endpoint;
 use crate::core::MessageEntry;
@@ -46,6 +46,13 @@ pub fn endpoints() -> Vec<Endpoint> {
         )
         .body::<CommandBody>()
         .json::<MessageEntry>(),
+        Endpoint::post(
+            "/session/{id}/summarize",
+            "Compact the session now (a manual compaction) and wait for it to end",
+            summarize,
+        )
+        .body::<SummarizeBody>()
+        .json::<bool>(),
         Endpoint::post(
             "/session/{id}/prompt_async",
             "Prompt without waiting",
@@ -130,4 +137,18 @@ async fn shell(
         .shell(&id, &body.command, body.agent, body.model.as_ref())
         .await?;
     Ok(Json(s.core.answer(turn).await?))
+}
+
+/// `POST /session/:id/summarize`: `true` once the summary is stored, or once it failed (the
+/// failure is the session's error, as opencode reports it).
+async fn summarize(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Body(body): Body<SummarizeBody>,
+) -> Result<Json<bool>, ApiFailure> {
+    let model = body.model();
+    let instructions = body.instructions.unwrap_or_default();
+    let turn = s.core.summarize(&id, model.as_ref(), instructions).await?;
+    turn.finished().await?;
+    Ok(Json(true))
 }

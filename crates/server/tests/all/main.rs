@@ -8,6 +8,7 @@ mod auth;
 mod catalog;
 mod events;
 mod fixture;
+mod hooks;
 mod load;
 mod load_deltas;
 // Part of it serves only the load bench (benches/serve_load.rs).

@@ -42,14 +42,43 @@ pub struct HookOutcome {
     pub context: Option<String>,
     /// `continue: false`: the session stops, with this reason for the user.
     pub stop: Option<String>,
-    /// `suppressOutput: true`: the hook's stdout is not shown.
+    /// `suppressOutput: true`: the hook's stdout is left out of its record.
     pub suppress_output: bool,
+    /// What the hook printed on stdout, for its record (Claude Code's transcript): at most
+    /// [`OUTPUT_LIMIT`] characters; `None` when it printed nothing or set `suppressOutput`.
+    pub output: Option<String>,
     /// For the user: a failed, timed-out or missing hook, or unreadable JSON.
     pub warning: Option<String>,
 }
 
+/// The most of a hook's stdout its record keeps, in characters.
+pub const OUTPUT_LIMIT: usize = 2000;
+
 /// Reads the run of `command` for `event`; `file` is where the hook was configured.
 pub fn interpret(event: HookEvent, command: &str, file: &str, run: &RunResult) -> HookOutcome {
+    let mut out = read_run(event, command, file, run);
+    if !out.suppress_output {
+        out.output = recorded_output(run.stdout.trim());
+    }
+    out
+}
+
+/// The stdout a record keeps: cut at [`OUTPUT_LIMIT`] characters, saying how much was left out.
+fn recorded_output(stdout: &str) -> Option<String> {
+    if stdout.is_empty() {
+        return None;
+    }
+    match stdout.char_indices().nth(OUTPUT_LIMIT) {
+        None => Some(stdout.to_string()),
+        Some((cut, _)) => Some(format!(
+            "{}\n… ({} more bytes not recorded)",
+            &stdout[..cut],
+            stdout.len() - cut
+        )),
+    }
+}
+
+fn read_run(event: HookEvent, command: &str, file: &str, run: &RunResult) -> HookOutcome {
     let mut out = HookOutcome::default();
     if run.missing {
         out.warning = Some(format!(
@@ -181,8 +210,11 @@ mod tests {
     #[test]
     fn exit_codes() {
         assert_eq!(
-            read(HookEvent::PreToolUse, &ran(0, "fine", "")),
-            HookOutcome::default()
+            read(HookEvent::PreToolUse, &ran(0, "fine\n", "")),
+            HookOutcome {
+                output: Some("fine".into()),
+                ..HookOutcome::default()
+            }
         );
         let blocked = read(HookEvent::PreToolUse, &ran(2, "", "no rm -rf here\n"));
         assert_eq!(blocked.block.as_deref(), Some("no rm -rf here"));
@@ -262,6 +294,29 @@ mod tests {
                 .warning
                 .is_some()
         );
+    }
+
+    #[test]
+    fn stdout_is_kept_for_the_record_unless_suppressed_and_cut_when_long() {
+        let json =
+            r#"{"suppressOutput": true, "hookSpecificOutput": {"additionalContext": "use pnpm"}}"#;
+        let quiet = read(HookEvent::UserPromptSubmit, &ran(0, json, ""));
+        assert_eq!(
+            (quiet.output, quiet.context.as_deref()),
+            (None, Some("use pnpm"))
+        );
+        let shown = read(HookEvent::Stop, &ran(0, r#"{"suppressOutput": false}"#, ""));
+        assert_eq!(
+            shown.output.as_deref(),
+            Some(r#"{"suppressOutput": false}"#)
+        );
+        assert_eq!(read(HookEvent::Stop, &ran(0, "\n", "")).output, None);
+        let long = "é".repeat(OUTPUT_LIMIT + 10);
+        let cut = read(HookEvent::PostToolUse, &ran(1, &long, ""))
+            .output
+            .unwrap();
+        assert!(cut.starts_with(&"é".repeat(OUTPUT_LIMIT)), "{cut}");
+        assert!(cut.ends_with("… (20 more bytes not recorded)"), "{cut}");
     }
 
     #[test]

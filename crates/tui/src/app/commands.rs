@@ -15,7 +15,7 @@ pub struct Command {
 }
 
 /// Every slash command, in the order `/help` lists them.
-pub const COMMANDS: [Command; 9] = [
+pub const COMMANDS: [Command; 10] = [
     Command {
         name: "new",
         help: "start a new session",
@@ -35,6 +35,11 @@ pub const COMMANDS: [Command; 9] = [
         name: "redo",
         help: "bring back what /undo reverted",
         run: redo,
+    },
+    Command {
+        name: "compact",
+        help: "summarize the session now to free its context (or /compact what to keep)",
+        run: compact,
     },
     Command {
         name: "model",
@@ -122,6 +127,19 @@ pub(super) fn tools_notice(tools: &strata_protocol::wire::SessionTools) -> Strin
         "Tools{of}: {} loaded, {} deferred (tool_search loads them)",
         tools.loaded, tools.deferred
     )
+}
+
+fn compact(app: &mut App, instructions: &str) -> Vec<Action> {
+    let Some(session_id) = app.state.session_id() else {
+        app.status.notice = Some("Nothing to compact yet: send a prompt first".into());
+        return vec![];
+    };
+    app.status.notice = Some("Compacting the session…".into());
+    vec![Action::Summarize {
+        session_id: session_id.to_string(),
+        instructions: instructions.to_string(),
+        model: app.chooser.model.clone(),
+    }]
 }
 
 fn sessions(app: &mut App, _: &str) -> Vec<Action> {
@@ -296,6 +314,42 @@ mod tests {
                 c.name
             );
         }
+    }
+
+    #[test]
+    fn compact_summarizes_the_open_session_with_the_text_after_it() {
+        let mut app = App::default();
+        assert!(app.command("compact").is_empty());
+        assert_eq!(
+            app.status.notice.as_deref(),
+            Some("Nothing to compact yet: send a prompt first")
+        );
+        let session = SessionInfo {
+            id: "ses_1".into(),
+            ..SessionInfo::default()
+        };
+        app.on_reply(super::super::Reply::Snapshot(Box::new(
+            crate::model::Snapshot {
+                session,
+                ..Default::default()
+            },
+        )));
+        app.command("model p/m");
+        assert_eq!(
+            app.command("compact  keep the file names"),
+            vec![Action::Summarize {
+                session_id: "ses_1".into(),
+                instructions: "keep the file names".into(),
+                model: Some(ModelChoice {
+                    provider_id: "p".into(),
+                    model_id: "m".into()
+                }),
+            }]
+        );
+        assert_eq!(
+            app.status.notice.as_deref(),
+            Some("Compacting the session…")
+        );
     }
 
     #[test]

@@ -49,6 +49,12 @@ pub enum Action {
         message_id: String,
     },
     Unrevert(String),
+    /// Compact the open session now, with the user's instructions for the summary.
+    Summarize {
+        session_id: String,
+        instructions: String,
+        model: Option<ModelChoice>,
+    },
     /// Run a server command (an MCP prompt) with the text after its name; with no session
     /// open, create one first and open it.
     Command {

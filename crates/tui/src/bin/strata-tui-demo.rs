@@ -237,6 +237,12 @@ impl Client for DemoClient {
     async fn abort(&self, _id: &str) -> Result<()> {
         Ok(())
     }
+    async fn summarize(&self, _id: &str, _b: strata_protocol::wire::SummarizeBody) -> Result<()> {
+        Err(strata_tui::client::ClientError::new(
+            "compacting the session",
+            "the demo cannot summarize",
+        ))
+    }
     async fn reply_permission(
         &self,
         _id: &str,

@@ -12,7 +12,9 @@ use futures::StreamExt;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::Serialize;
 use serde_json::{Value, json};
-use strata_protocol::wire::{CommandBody, SessionCreateBody, SessionInfo, SessionTools};
+use strata_protocol::wire::{
+    CommandBody, SessionCreateBody, SessionInfo, SessionTools, SummarizeBody,
+};
 use tokio::sync::mpsc;
 
 use super::{Client, ClientError, ClientEvent, Prompt, Result, read};
@@ -306,6 +308,13 @@ impl Client for HttpClient {
         )
         .await
         .map(drop)
+    }
+
+    async fn summarize(&self, session_id: &str, body: SummarizeBody) -> Result<()> {
+        let path = format!("/session/{session_id}/summarize");
+        self.post(&format!("POST {path}"), &path, &body)
+            .await
+            .map(drop)
     }
 
     async fn unrevert(&self, session_id: &str) -> Result<()> {

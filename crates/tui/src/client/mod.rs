@@ -8,7 +8,7 @@ mod http;
 pub mod read;
 
 use async_trait::async_trait;
-use strata_protocol::wire::{CommandBody, PromptBody, PromptPart, SessionTools};
+use strata_protocol::wire::{CommandBody, PromptBody, PromptPart, SessionTools, SummarizeBody};
 use tokio::sync::mpsc;
 
 use crate::event::Envelope;
@@ -85,6 +85,8 @@ pub trait Client: Send + Sync + std::fmt::Debug {
     /// Runs a command (an MCP prompt, `server:prompt`) as the session's next turn.
     async fn command(&self, session_id: &str, command: CommandBody) -> Result<()>;
     async fn abort(&self, session_id: &str) -> Result<()>;
+    /// Compacts the session now (`/compact`); returns once the summary is stored.
+    async fn summarize(&self, session_id: &str, body: SummarizeBody) -> Result<()>;
     async fn reply_permission(
         &self,
         request_id: &str,

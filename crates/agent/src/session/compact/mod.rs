@@ -17,6 +17,7 @@ use strata_protocol::part::{CompactionPart, PartData, TextTime};
 use strata_protocol::tool::ToolState;
 use strata_services::hooks::HookEvent;
 
+mod manual;
 pub mod summary;
 
 pub use summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
@@ -129,13 +130,34 @@ pub fn prune(
     Ok(pruned)
 }
 
+/// Why a compaction runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger<'a> {
+    /// The loop's own: the last step came near the window, or (`overflow`) the provider
+    /// refused the last request as too long.
+    Auto { overflow: bool },
+    /// The user asked for it, with these instructions for the summary (may be empty).
+    Manual { instructions: &'a str },
+}
+
+/// The request for a summary: our prompt, and the user's instructions when they gave some.
+fn summary_request(trigger: Trigger<'_>) -> String {
+    match trigger {
+        Trigger::Manual { instructions } if !instructions.trim().is_empty() => format!(
+            "{}\n\nThe user asked for this summary and wants it to follow these instructions:\n{}",
+            SUMMARY_PROMPT.trim_end(),
+            instructions.trim()
+        ),
+        _ => SUMMARY_PROMPT.trim_end().to_string(),
+    }
+}
+
 /// Prunes, then asks the model (`small` when given) for a summary of the session so far and
-/// stores it. `overflow` says the provider refused the last request as too long. The
-/// provider's error, if the summary request failed, is returned inside `Ok`.
+/// stores it. The provider's error, if the summary request failed, is returned inside `Ok`.
 pub async fn compact(
     env: &StepEnv<'_>,
     settings: &ModelSettings,
-    overflow: bool,
+    trigger: Trigger<'_>,
     small: Option<&SmallModel>,
 ) -> Result<Result<(), ProviderError>, StoreError> {
     let rec = env.recorder();
@@ -143,7 +165,7 @@ pub async fn compact(
     prune(env, &messages, settings.info.as_ref())?;
     let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
     let mut history = chat_history(&messages);
-    history.push(ChatMessage::user(SUMMARY_PROMPT.trim_end()));
+    history.push(ChatMessage::user(summary_request(trigger)));
 
     let summariser = Summariser::new(env, settings, small);
     let started = now_ms();
@@ -156,8 +178,8 @@ pub async fn compact(
     data.summary = true;
     let message = rec.message(Role::Assistant, &data)?;
     let mut part = CompactionPart {
-        auto: true,
-        overflow,
+        auto: matches!(trigger, Trigger::Auto { .. }),
+        overflow: trigger == Trigger::Auto { overflow: true },
         summary: String::new(),
         time: TextTime {
             start: started,
@@ -265,7 +287,8 @@ pub async fn before_step(
     let hooks = env.calls.hooks;
     let fields = serde_json::json!({"trigger": "auto", "custom_instructions": ""});
     super::hooks::fire(hooks, rec, HookEvent::PreCompact, fields).await?;
-    Ok(compact(env, settings, overflow, small).await?.err())
+    let trigger = Trigger::Auto { overflow };
+    Ok(compact(env, settings, trigger, small).await?.err())
 }
 
 #[cfg(test)]

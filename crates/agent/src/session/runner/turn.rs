@@ -79,14 +79,19 @@ impl Runner {
             .runs
             .register(session_id, self.context(sink.clone()));
         let rec = Recorder::new(self.services.store.clone(), session_id, sink);
-        let context = match self.prompt_hooks(&rec, message).await? {
-            Ok(context) => context,
-            Err(reason) => return blocked_prompt(&rec, session_id, reason),
+        let subagent = self.services.store.session(session_id)?.parent_id.is_some();
+        // A `task` child's prompt comes from the model, not the user (as in Claude Code).
+        let context = if subagent {
+            Vec::new()
+        } else {
+            match self.prompt_hooks(&rec, message).await? {
+                Ok(context) => context,
+                Err(reason) => return blocked_prompt(&rec, session_id, reason),
+            }
         };
         let plan_file = self.begin(&rec, session_id, message, files, &context)?;
         let _notifier =
             hooks::notify_on_asks(Some(&self.services.hooks), &rec, &self.services.permission);
-        let subagent = self.services.store.session(session_id)?.parent_id.is_some();
         let cx = TurnCx {
             session_id,
             rec: &rec,
