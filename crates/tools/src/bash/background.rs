@@ -3,8 +3,60 @@
 
 use strata_services::background::{BackgroundError, ShellStatus, Started, Unread};
 use strata_services::fs::to_slash;
+use strata_services::process::{CommandSpec, ProcessError};
 
-use crate::contract::{ToolError, ToolResult};
+use super::tool::{Admitted, Bash, BashParams, missing_workdir};
+use crate::contract::{ToolCx, ToolError, ToolResult};
+
+impl Bash {
+    /// An admitted `run_in_background` call: started in its own group, answered at once.
+    pub(super) async fn run_background(
+        &self,
+        p: BashParams,
+        admitted: Admitted,
+        cx: &ToolCx,
+    ) -> Result<ToolResult, ToolError> {
+        // Cancelled while asking: nothing has run yet, so nothing should.
+        if cx.abort.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&admitted.cwd);
+        let title = (p.description.as_deref())
+            .filter(|d| !d.trim().is_empty())
+            .map_or_else(|| p.command.clone(), str::to_string);
+        self.start_background(&p.command, title, spec, admitted.escape.is_some(), cx)
+            .await
+    }
+
+    /// Spec §7.6: starts `spec` as a background shell of the call's session (in the sandbox
+    /// unless `escaped`) and returns its id and first output.
+    async fn start_background(
+        &self,
+        command: &str,
+        title: String,
+        spec: CommandSpec,
+        escaped: bool,
+        cx: &ToolCx,
+    ) -> Result<ToolResult, ToolError> {
+        let (spec, sandbox) = if escaped {
+            (spec, None)
+        } else {
+            let held = self.sandbox.command(spec, &cx.session_id);
+            (held, Some(self.sandbox.clone()))
+        };
+        let shell = self
+            .background
+            .start(&cx.session_id, command, spec, sandbox)
+            .await
+            .map_err(|e| match e {
+                BackgroundError::Spawn(ProcessError::CwdMissing { cwd, .. }) => {
+                    missing_workdir(&cwd)
+                }
+                other => refused(other),
+            })?;
+        Ok(started(command, title, &shell))
+    }
+}
 
 /// The result of starting a background shell.
 pub(super) fn started(command: &str, title: String, s: &Started) -> ToolResult {

@@ -20,7 +20,6 @@ use strata_services::truncate::{Limits, Truncate};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::background;
 use super::capture::{Capture, Captured, Saved};
 use super::render::{Ending, model_output};
 use super::scan::{external_globs, is_read_only};
@@ -74,13 +73,13 @@ pub struct Bash {
     truncate: Truncate,
     /// Config `tool_output`, the limits the Truncate layer applies to every other tool.
     limits: Limits,
-    shell: Shell,
+    pub(super) shell: Shell,
     default_timeout_ms: u64,
     scratch_dir: PathBuf,
     /// The instance's sandbox; commands run inside it when it is enforced.
-    sandbox: Sandbox,
+    pub(super) sandbox: Sandbox,
     /// Where `run_in_background` commands live.
-    background: BackgroundShells,
+    pub(super) background: BackgroundShells,
 }
 
 impl Bash {
@@ -175,8 +174,8 @@ impl Tool for Bash {
 #[derive(Debug)]
 pub(crate) struct Admitted {
     timeout_ms: u64,
-    cwd: PathBuf,
-    escape: Option<String>,
+    pub(super) cwd: PathBuf,
+    pub(super) escape: Option<String>,
 }
 
 /// A command that ran: the result the model sees and how the command ended.
@@ -289,54 +288,6 @@ impl Bash {
 }
 
 impl Bash {
-    /// An admitted `run_in_background` call: started in its own group, answered at once.
-    async fn run_background(
-        &self,
-        p: BashParams,
-        admitted: Admitted,
-        cx: &ToolCx,
-    ) -> Result<ToolResult, ToolError> {
-        // Cancelled while asking: nothing has run yet, so nothing should.
-        if cx.abort.is_cancelled() {
-            return Err(ToolError::Cancelled);
-        }
-        let spec = CommandSpec::shell(&self.shell.path, &p.command).cwd(&admitted.cwd);
-        let title = (p.description.as_deref())
-            .filter(|d| !d.trim().is_empty())
-            .map_or_else(|| p.command.clone(), str::to_string);
-        self.start_background(&p.command, title, spec, admitted.escape.is_some(), cx)
-            .await
-    }
-
-    /// Spec §7.6: starts `spec` as a background shell of the call's session (in the sandbox
-    /// unless `escaped`) and returns its id and first output.
-    async fn start_background(
-        &self,
-        command: &str,
-        title: String,
-        spec: CommandSpec,
-        escaped: bool,
-        cx: &ToolCx,
-    ) -> Result<ToolResult, ToolError> {
-        let (spec, sandbox) = if escaped {
-            (spec, None)
-        } else {
-            let held = self.sandbox.command(spec, &cx.session_id);
-            (held, Some(self.sandbox.clone()))
-        };
-        let started =
-            self.background
-                .start(&cx.session_id, command, spec, sandbox)
-                .await
-                .map_err(|e| match e {
-                    strata_services::background::BackgroundError::Spawn(
-                        ProcessError::CwdMissing { cwd, .. },
-                    ) => missing_workdir(&cwd),
-                    other => background::refused(other),
-                })?;
-        Ok(background::started(command, title, &started))
-    }
-
     /// Puts `spec` in the sandbox with a snapshot of the protected files, unless the call
     /// was approved to run outside it (`escaped`).
     fn place(
@@ -448,7 +399,7 @@ fn sandbox_notes(
     notes
 }
 
-fn missing_workdir(cwd: &Path) -> ToolError {
+pub(super) fn missing_workdir(cwd: &Path) -> ToolError {
     ToolError::model(format!(
         "The working directory {} does not exist. Set `workdir` to an existing directory, or \
          leave it out to run in the project directory.",
