@@ -347,7 +347,7 @@ async fn execute(
                 instructions: Some(instructions).filter(|i| !i.is_empty()),
             };
             done(client.summarize(&session_id, body).await)?;
-            Ok(Some(Reply::Notice("Compaction finished".into())))
+            Ok(Some(Reply::Notice("Session compacted".into())))
         }
         Action::Export | Action::Quit => Ok(None),
     }
