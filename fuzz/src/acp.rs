@@ -19,6 +19,9 @@ use serde_json::Value;
 use strata_server::ServerCore;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+/// The handshake the harness makes before each input, as an editor would.
+pub const INIT: &str = r#"{"jsonrpc":"2.0","id":"fuzz-init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}}}"#;
+
 /// The request every input ends with; its answer shows the reader is still going.
 pub const LAST: &str = r#"{"jsonrpc":"2.0","id":"fuzz-last","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#;
 
@@ -35,11 +38,7 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| crate::core::fail("runtime", e));
+        let runtime = crate::core::runtime();
         let root = tempfile::Builder::new()
             .prefix("strata-fuzz-acp-")
             .tempdir()
@@ -89,6 +88,11 @@ pub struct Outcome {
 /// Feeds the two pieces and [`LAST`] to a fresh connection; reads until [`LAST`] is answered,
 /// the agent closes its side, or [`WAIT`] runs out (`None`).
 pub fn drive(first: &[u8], second: &[u8]) -> Option<Outcome> {
+    exchange(first, second, &Value::from("fuzz-last"))
+}
+
+/// [`drive`], reading until the answer to request `id`.
+fn exchange(first: &[u8], second: &[u8], id: &Value) -> Option<Outcome> {
     let f = fixture();
     let project = serde_json::to_string(&f.project.display().to_string()).unwrap_or_default();
     let swap = |b: &[u8]| String::from_utf8_lossy(b).replace("\"@project\"", &project);
@@ -99,33 +103,35 @@ pub fn drive(first: &[u8], second: &[u8]) -> Option<Outcome> {
         vec![first.to_vec(), second.to_vec()]
     };
     let core = f.core.clone();
+    let id = id.clone();
     f.runtime.block_on(async move {
         let (editor, agent_side) = tokio::io::duplex(1 << 16);
         let (agent_in, agent_out) = tokio::io::split(agent_side);
         let agent = tokio::spawn(strata_acp::serve(core, agent_in, agent_out));
         let (read, mut write) = tokio::io::split(editor);
         let talk = async move {
+            let mut lines = BufReader::new(read).lines();
+            let mut out = Vec::new();
+            // As an editor does, the harness waits for the handshake's answer, so the input's
+            // own session requests reach the agent's handlers.
+            write.write_all(format!("{INIT}\n").as_bytes()).await.ok()?;
+            if !read_until(&mut lines, &mut out, &Value::from("fuzz-init")).await {
+                return Some(Outcome {
+                    lines: out,
+                    answered: false,
+                });
+            }
             for p in &pieces {
                 write.write_all(p).await.ok()?;
             }
-            write.write_all(b"\n").await.ok()?;
-            write.write_all(LAST.as_bytes()).await.ok()?;
-            write.write_all(b"\n").await.ok()?;
-            let mut lines = BufReader::new(read).lines();
-            let mut out = Vec::new();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let done = is_answer_to_last(&line);
-                out.push(line);
-                if done {
-                    return Some(Outcome {
-                        lines: out,
-                        answered: true,
-                    });
-                }
-            }
+            write
+                .write_all(format!("\n{LAST}\n").as_bytes())
+                .await
+                .ok()?;
+            let answered = read_until(&mut lines, &mut out, &id).await;
             Some(Outcome {
                 lines: out,
-                answered: false,
+                answered,
             })
         };
         let outcome = tokio::time::timeout(WAIT, talk).await.ok().flatten();
@@ -134,8 +140,19 @@ pub fn drive(first: &[u8], second: &[u8]) -> Option<Outcome> {
     })
 }
 
-fn is_answer_to_last(line: &str) -> bool {
-    serde_json::from_str::<Value>(line).is_ok_and(|v| v["id"] == "fuzz-last")
+/// Reads lines into `out` until the answer to request `id`; false when the agent closed first.
+async fn read_until<R>(lines: &mut tokio::io::Lines<R>, out: &mut Vec<String>, id: &Value) -> bool
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    while let Ok(Some(line)) = lines.next_line().await {
+        let done = serde_json::from_str::<Value>(&line).is_ok_and(|v| &v["id"] == id);
+        out.push(line);
+        if done {
+            return true;
+        }
+    }
+    false
 }
 
 /// The property for one input: first byte the cut, the rest the editor's bytes.
@@ -204,7 +221,8 @@ mod tests {
     #[test]
     fn a_new_session_is_answered_with_its_id() {
         let new = br#"{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"@project","mcpServers":[]}}"#;
-        let out = drive(new, b"").unwrap();
+        // The harness has made the handshake before the input, as an editor does.
+        let out = exchange(new, b"", &Value::from(7)).unwrap();
         assert!(out.answered);
         let answer = out
             .lines

@@ -14,6 +14,15 @@ pub fn fail(what: &str, e: impl std::fmt::Display) -> ! {
     panic!("the fuzz server could not start: {what}: {e}")
 }
 
+/// The runtime a fixture lives on: one worker, timers and I/O on.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| fail("runtime", e))
+}
+
 /// Starts a core whose folders live under `root`; returns it and its project folder.
 pub async fn start(root: &Path) -> (ServerCore, PathBuf) {
     let _ = rustls::crypto::ring::default_provider().install_default();

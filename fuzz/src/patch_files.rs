@@ -129,11 +129,7 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| panic!("a runtime: {e}"));
+        let runtime = crate::core::runtime();
         let instance = runtime.block_on(TestInstance::builder().build());
         Fixture { runtime, instance }
     })
@@ -165,7 +161,8 @@ mod tests {
 
     #[test]
     fn patches_are_built_from_the_bytes() {
-        let p = patch(&mut Bytes::new(&[0, 0, 2, 1, 0, 1]));
+        // One section, on a.txt, an add, of one line: "beta".
+        let p = patch(&mut Bytes::new(&[0, 0, 0, 1, 1]));
         assert_eq!(
             p,
             "*** Begin Patch\n*** Add File: w/a.txt\n+beta\n*** End Patch"

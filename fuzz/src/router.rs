@@ -34,11 +34,7 @@ use crate::core::fail;
 
 impl Fixture {
     fn start() -> Fixture {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap_or_else(|e| fail("runtime", e));
+        let runtime = crate::core::runtime();
         let root = tempfile::Builder::new()
             .prefix("strata-fuzz-")
             .tempdir()

@@ -239,19 +239,7 @@ fn closing_stdin_refuses_the_waiting_ask_with_a_line() {
     let id = asked["properties"]["id"].as_str().unwrap().to_string();
     bridge.close_stdin();
     let refused = bridge.until("permission.refused");
-    let props = &refused["properties"];
-    assert_eq!(props["requestID"], id.as_str());
-    assert!(
-        props["reason"]
-            .as_str()
-            .unwrap()
-            .contains("stdin was closed"),
-        "{refused:#}"
-    );
-    assert_eq!(
-        props["rule"],
-        json!({"permission": {"bash": {"touch made.txt": "allow"}}})
-    );
+    closed_stdin_refused(&refused, &json!(id));
     let (run, _) = bridge.finish();
     run.expect_code(1);
     assert!(!p.dir.join("made.txt").exists());
@@ -289,19 +277,7 @@ fn an_ask_after_stdin_closed_is_refused_at_once_with_a_line() {
         "the very next line: {:#?}",
         bridge.seen
     );
-    let props = &refused["properties"];
-    assert_eq!(props["requestID"], asked["properties"]["id"]);
-    assert!(
-        props["reason"]
-            .as_str()
-            .unwrap()
-            .contains("stdin was closed"),
-        "{refused:#}"
-    );
-    assert_eq!(
-        props["rule"],
-        json!({"permission": {"bash": {"touch made.txt": "allow"}}})
-    );
+    closed_stdin_refused(&refused, &asked["properties"]["id"]);
     let (run, _) = bridge.finish();
     run.expect_code(0);
     assert!(!p.dir.join("made.txt").exists());
@@ -350,4 +326,17 @@ fn answers_need_the_json_format_and_exclude_yes() {
     );
     both.expect_code(2);
     assert!(server.requests().is_empty(), "no model call was made");
+}
+
+/// A `permission.refused` line for ask `id` that says stdin was closed and names the rule that
+/// would allow the `touch made.txt` call.
+fn closed_stdin_refused(refused: &Value, id: &Value) {
+    let props = &refused["properties"];
+    assert_eq!(&props["requestID"], id, "{refused:#}");
+    let reason = props["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("stdin was closed"), "{refused:#}");
+    assert_eq!(
+        props["rule"],
+        json!({"permission": {"bash": {"touch made.txt": "allow"}}})
+    );
 }

@@ -167,17 +167,7 @@ fn strata_runs_a_turn_with_a_permission_in_a_pseudo_terminal() {
     ui.wait_for("All done here.");
     ui.wait_for("idle");
     assert_eq!(model.remaining(), 0, "both model turns were used");
-    ui.press(b"\x03");
-    ui.wait_for("again");
-    ui.press(b"\x03");
-    let status = poll(WAIT, || ui.child.try_wait().unwrap());
-    let Some(status) = status else {
-        panic!(
-            "strata did not quit within {WAIT:?}; screen:\n{}",
-            ui.text()
-        );
-    };
-    assert!(status.success(), "{status:?}; screen:\n{}", ui.text());
+    quit(&mut ui);
     if let Some(r) = ui.reader.take() {
         r.join().unwrap();
     }
