@@ -18,6 +18,7 @@ use strata_protocol::tool::ToolState;
 use strata_services::hooks::HookEvent;
 
 pub mod summary;
+pub mod tail;
 
 pub use summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
 
@@ -139,9 +140,9 @@ pub async fn compact(
     small: Option<&SmallModel>,
 ) -> Result<Result<(), ProviderError>, StoreError> {
     let rec = env.recorder();
-    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    let messages = tail::conversation(rec.store(), rec.session_id())?;
     prune(env, &messages, settings.info.as_ref())?;
-    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    let messages = tail::conversation(rec.store(), rec.session_id())?;
     let mut history = chat_history(&messages);
     history.push(ChatMessage::user(SUMMARY_PROMPT.trim_end()));
 
@@ -258,7 +259,7 @@ pub async fn before_step(
     small: Option<&SmallModel>,
 ) -> Result<Option<ProviderError>, StoreError> {
     let rec = env.recorder();
-    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    let messages = tail::conversation(rec.store(), rec.session_id())?;
     if !overflow && !due(&messages, settings.info.as_ref()) {
         return Ok(None);
     }
