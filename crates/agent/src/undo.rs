@@ -161,6 +161,39 @@ pub fn conversation(
     Ok(visible(messages, &hidden, revert.as_ref()))
 }
 
+/// The rule of [`visible`] for one message at a time, for readers of part of a session: a
+/// message is shown unless hidden for good or at or after a standing revert's message.
+#[derive(Debug, Clone, Default)]
+pub struct Shown {
+    hidden: HashSet<String>,
+    /// The revert's message, `(created_ms, id)`, when it exists in the session.
+    cut: Option<(i64, String)>,
+}
+
+impl Shown {
+    pub fn of(store: &Store, session_id: &str) -> Result<Self, StoreError> {
+        let hidden = store.hidden_messages(session_id)?;
+        let cut = match store.revert_of(session_id)? {
+            Some(r) => match store.message_with_parts(session_id, &r.message_id) {
+                Ok((m, _)) => Some((m.created_ms, m.id)),
+                // As in `visible`: a revert to a message the session lacks cuts nothing.
+                Err(StoreError::NotFound { .. }) => None,
+                Err(e) => return Err(e),
+            },
+            None => None,
+        };
+        Ok(Self { hidden, cut })
+    }
+
+    pub fn keeps(&self, m: &Message) -> bool {
+        !self.hidden.contains(&m.id)
+            && self
+                .cut
+                .as_ref()
+                .is_none_or(|(ms, id)| (m.created_ms, m.id.as_str()) < (*ms, id.as_str()))
+    }
+}
+
 /// Makes a standing revert final before a new prompt: the taken-back messages are hidden for
 /// good (each with a `message.removed` event) and the revert is cleared.
 pub fn commit_revert(store: &Store, session_id: &str) -> Result<(), StoreError> {

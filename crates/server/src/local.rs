@@ -17,7 +17,7 @@ use strata_protocol::wire::{
 };
 use tokio::sync::mpsc;
 
-use crate::core::{CoreError, EventFilter, Frame, MessageEntry, ServerCore, catalog};
+use crate::core::{CoreError, EventFilter, Frame, MessageEntry, MessagePage, ServerCore, catalog};
 
 /// Items the event channel may hold before the stream waits for its reader.
 const QUEUE: usize = 1024;
@@ -107,6 +107,17 @@ impl Local {
     /// The session's messages with their parts, oldest first.
     pub fn messages(&self, id: &str) -> Result<Vec<MessageEntry>, CoreError> {
         self.core.messages(id, None)
+    }
+
+    /// The last `limit` messages before cursor `before` (of all when `None`), oldest first,
+    /// with the cursor for the ones before them.
+    pub fn message_page(
+        &self,
+        id: &str,
+        limit: usize,
+        before: Option<&str>,
+    ) -> Result<MessagePage, CoreError> {
+        self.core.message_page(id, limit, before)
     }
 
     pub fn todos(&self, id: &str) -> Result<Vec<Todo>, CoreError> {

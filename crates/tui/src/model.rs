@@ -214,7 +214,8 @@ pub struct Bootstrap {
     pub commands: Vec<CommandInfo>,
 }
 
-/// A session as re-fetched after a gap or on open.
+/// A session as re-fetched after a gap or on open: its newest messages (a page of
+/// [`PAGE`](crate::client::PAGE) when the server pages), and the cursor for older ones.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Snapshot {
     pub session: SessionInfo,
@@ -222,6 +223,15 @@ pub struct Snapshot {
     pub todos: Vec<Todo>,
     /// The last event sequence the snapshot includes, when the server says.
     pub seq: Option<u64>,
+    /// The cursor for the messages before these (`X-Next-Cursor`); `None` when all are here.
+    pub older: Option<String>,
+}
+
+/// Messages before the ones loaded, oldest first, and the cursor for those before them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OlderPage {
+    pub messages: Vec<MessageWithParts>,
+    pub older: Option<String>,
 }
 
 /// A short description of a tool call: its title, else the first line of its main argument;

@@ -15,6 +15,7 @@ use tokio::time::sleep_until;
 use crate::app::{Action, App, Reply, export_markdown};
 use crate::client::{Client, ClientError, ClientEvent, Prompt};
 use crate::model::Snapshot;
+use crate::state::{MessageView, SessionState};
 use crate::terminal::TerminalGuard;
 use crate::view::{self, ViewState};
 use strata_protocol::wire::{CommandBody, SummarizeBody};
@@ -99,7 +100,7 @@ pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, Clie
             }
             _ = wait(frame_at) => {
                 ui.draw()?;
-                vec![]
+                ui.app.history_wanted()
             }
             _ = term.recv() => break,
             _ = hup.recv() => break,
@@ -107,7 +108,7 @@ pub async fn run(client: Arc<dyn Client>, opts: RunOptions) -> Result<Exit, Clie
         for action in actions {
             match action {
                 Action::Quit => return finish(ui.guard, &ui.app),
-                Action::Export => export(&ui.app, &tx),
+                Action::Export => export(&client, &ui.app, &tx),
                 other => spawn(&client, &tx, other),
             }
         }
@@ -226,17 +227,51 @@ async fn wait(at: Option<Instant>) {
     }
 }
 
-/// Writes the open session as markdown to `strata-<session>.md` in the working directory.
-fn export(app: &App, tx: &mpsc::UnboundedSender<Reply>) {
+/// Writes the open session as markdown to `strata-<session>.md` in the working directory:
+/// all of it, the messages not loaded yet fetched first (on its own task).
+fn export(client: &Arc<dyn Client>, app: &App, tx: &mpsc::UnboundedSender<Reply>) {
     let Some(session) = &app.state.session else {
         return;
     };
-    let path = format!("strata-{}.md", session.info.id);
-    let reply = match std::fs::write(&path, export_markdown(session)) {
-        Ok(()) => Reply::Notice(format!("Exported to {path}")),
-        Err(e) => Reply::Failed(format!("writing {path} failed: {e}")),
+    let mut whole = SessionState {
+        info: session.info.clone(),
+        messages: session.messages.clone(),
+        todos: session.todos.clone(),
+        ..Default::default()
     };
-    let _ = tx.send(reply);
+    let mut older = session.older.clone();
+    let (client, tx) = (client.clone(), tx.clone());
+    tokio::spawn(async move {
+        while let Some(before) = older.take() {
+            match client.older(&whole.info.id, &before).await {
+                Ok(page) => {
+                    let mut messages: Vec<MessageView> = page
+                        .messages
+                        .into_iter()
+                        .map(|m| MessageView {
+                            info: m.info,
+                            parts: m.parts,
+                            version: 0,
+                        })
+                        .collect();
+                    messages.append(&mut whole.messages);
+                    whole.messages = messages;
+                    older = page.older;
+                }
+                Err(e) => {
+                    let _ = tx.send(Reply::Failed(format!("exporting: {e}")));
+                    return;
+                }
+            }
+        }
+        let path = format!("strata-{}.md", whole.info.id);
+        let reply = match std::fs::write(&path, export_markdown(&whole)) {
+            Ok(()) => Reply::Notice(format!("Exported to {path}")),
+            Err(e) => Reply::Failed(format!("writing {path} failed: {e}")),
+        };
+        // The loop may have ended; then nobody needs the answer.
+        let _ = tx.send(reply);
+    });
 }
 
 /// Runs `action` on its own task; its result comes back as a [`Reply`].
@@ -315,6 +350,13 @@ async fn execute(
             .await
             .map(|s| Some(Reply::Snapshot(Box::new(s))))
             .map_err(|e| (true, e)),
+        Action::LoadOlder { session_id, before } => {
+            let reply = match client.older(&session_id, &before).await {
+                Ok(page) => Reply::Older { session_id, page },
+                Err(e) => Reply::OlderFailed(e.to_string()),
+            };
+            Ok(Some(reply))
+        }
         Action::ListSessions => client
             .sessions()
             .await

@@ -7,7 +7,7 @@ use strata_protocol::part::PartData;
 use strata_registry::deferred::{Layout, loaded_names};
 
 use crate::catalogue::ModelSettings;
-use crate::store::{Message, Part};
+use crate::store::{Message, Part, Store, StoreError};
 
 /// The tools the session loaded, in the order it loaded them.
 pub fn loaded(stored: &[(Message, Vec<Part>)]) -> Vec<String> {
@@ -21,6 +21,19 @@ pub fn loaded(stored: &[(Message, Vec<Part>)]) -> Vec<String> {
         .map(serde_json::Value::Object)
         .collect();
     loaded_names(&metas)
+}
+
+/// The tools session `session_id` loaded, as [`loaded`] reads them from its visible
+/// conversation, reading only the tool results that name loaded tools.
+pub fn loaded_in(store: &Store, session_id: &str) -> Result<Vec<String>, StoreError> {
+    let shown = crate::undo::Shown::of(store, session_id)?;
+    let stored: Vec<(Message, Vec<Part>)> = store
+        .parts_loading_tools(session_id)?
+        .into_iter()
+        .filter(|(m, _)| shown.keeps(m))
+        .map(|(m, p)| (m, vec![p]))
+        .collect();
+    Ok(loaded(&stored))
 }
 
 /// `system` with the deferred tools' line after it, when there are any.
@@ -60,7 +73,7 @@ pub fn layout_for(
         backends: s.registry.configured_backends(&s.config, &s.flags),
     };
     let loaded = match session_id {
-        Some(id) => loaded(&crate::undo::conversation(&s.store, id)?),
+        Some(id) => loaded_in(&s.store, id)?,
         None => Vec::new(),
     };
     let window = crate::catalogue::settings(model_id, &s.config.provider, None)

@@ -32,9 +32,7 @@ pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
             .iter()
             .rev()
             .filter(|(m, _)| m.role == Role::User)
-            .map(|(_, parts)| {
-                joined_text(&parts.iter().filter_map(PartData::of).collect::<Vec<_>>())
-            })
+            .map(|(_, parts)| request_text(parts))
             .find(|text| !text.is_empty());
         out.extend(request.map(ChatMessage::user));
         messages = &messages[at + 1..];
@@ -58,6 +56,11 @@ pub fn chat_history(messages: &[(Message, Vec<Part>)]) -> Vec<ChatMessage> {
         }
     }
     out
+}
+
+/// The text of a user message, as a history after a compaction repeats the user's request.
+pub(crate) fn request_text(parts: &[Part]) -> String {
+    joined_text(&parts.iter().filter_map(PartData::of).collect::<Vec<_>>())
 }
 
 /// A file the user attached, as the model gets it.

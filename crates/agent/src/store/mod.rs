@@ -16,6 +16,7 @@
 
 mod ids;
 mod live;
+mod page;
 mod queue;
 mod read;
 mod revert;
@@ -36,6 +37,7 @@ use tokio::sync::broadcast;
 
 pub use ids::{IdKind, new_id, now_ms};
 pub use live::{Live, TextDelta};
+pub use page::{Entry, MessageText, Page, PartText};
 pub use queue::QueuedPrompt;
 pub use revert::Revert;
 pub use runs::{GroupRecord, RunRecord};

@@ -23,19 +23,24 @@ fn session_row(r: &Row<'_>) -> rusqlite::Result<Session> {
     })
 }
 
-type RawMessage = (String, String, String, i64, String);
+pub(super) type RawMessage = (String, String, String, i64, String);
 
-fn raw_message(r: &Row<'_>) -> rusqlite::Result<RawMessage> {
+pub(super) fn raw_message(r: &Row<'_>) -> rusqlite::Result<RawMessage> {
     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
 }
 
-fn message_of(path: &Path, raw: RawMessage) -> Result<Message, StoreError> {
-    let (id, session_id, role, created_ms, data) = raw;
-    let role = Role::parse(&role).ok_or_else(|| StoreError::Corrupt {
+/// A message row's role, or a `Corrupt` error naming the message.
+pub(super) fn role_of(path: &Path, id: &str, role: &str) -> Result<Role, StoreError> {
+    Role::parse(role).ok_or_else(|| StoreError::Corrupt {
         path: path.to_path_buf(),
         table: "messages",
         detail: format!("message `{id}` has unknown role `{role}`"),
-    })?;
+    })
+}
+
+pub(super) fn message_of(path: &Path, raw: RawMessage) -> Result<Message, StoreError> {
+    let (id, session_id, role, created_ms, data) = raw;
+    let role = role_of(path, &id, &role)?;
     Ok(Message {
         id,
         session_id,

@@ -144,6 +144,14 @@ const MIGRATIONS: &[&str] = &[
         queued_ms   INTEGER NOT NULL
     ) WITHOUT ROWID;
     ",
+    // 7: the few parts a long session's next request looks for, found without reading every
+    // part: compactions (where its history starts) and tool results that loaded tools
+    // (`metadata.loadedTools`, see `Store::parts_loading_tools`).
+    "
+    CREATE INDEX parts_compactions ON parts(session_id, message_id) WHERE kind = 'compaction';
+    CREATE INDEX parts_loading_tools ON parts(session_id, message_id)
+        WHERE kind = 'tool' AND instr(data, '\"loadedTools\"') > 0;
+    ",
 ];
 
 /// The schema version this build writes.

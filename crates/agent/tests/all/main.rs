@@ -8,6 +8,7 @@ mod background_shells;
 mod bench_caching;
 mod bench_programs;
 mod diff_budget;
+mod long_history;
 mod loop_basics;
 mod loop_compact;
 mod loop_deferred;

@@ -14,8 +14,8 @@ use strata_protocol::wire::{
 };
 use strata_server::core::CoreError;
 use strata_server::local::{Local, LocalEvent};
-use strata_tui::client::{Client, ClientError, ClientEvent, Prompt, Result, read};
-use strata_tui::model::{Bootstrap, SessionInfo, Snapshot};
+use strata_tui::client::{Client, ClientError, ClientEvent, PAGE, Prompt, Result, read};
+use strata_tui::model::{Bootstrap, OlderPage, SessionInfo, Snapshot};
 use tokio::sync::mpsc;
 
 /// [`Client`] over a server core in this process.
@@ -71,9 +71,21 @@ impl Client for LocalClient {
     async fn snapshot(&self, session_id: &str) -> Result<Snapshot> {
         let what = format!("opening session {session_id}");
         let info = self.local.session(session_id).map_err(failed(&what))?;
-        let list = self.local.messages(session_id).map_err(failed(&what))?;
+        let page = self.local.message_page(session_id, PAGE, None);
+        let page = page.map_err(failed(&what))?;
         let todos = self.local.todos(session_id).ok();
-        Ok(read::snapshot(info, read::entries(&list), todos))
+        let messages = read::entries(&page.messages);
+        Ok(read::snapshot(info, messages, page.next, todos))
+    }
+
+    async fn older(&self, session_id: &str, before: &str) -> Result<OlderPage> {
+        let what = format!("reading older messages of session {session_id}");
+        let page = self.local.message_page(session_id, PAGE, Some(before));
+        let page = page.map_err(failed(&what))?;
+        Ok(OlderPage {
+            messages: read::entries(&page.messages),
+            older: page.next,
+        })
     }
 
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {

@@ -111,19 +111,25 @@ impl PartView {
 
     /// The view of a stored part, as [`crate::view::part_json`] shows it.
     pub fn of(part: &Part) -> Self {
-        let data = match &part.data {
-            Value::Object(map) => map
-                .iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "id" | "sessionID" | "messageID" | "type"))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
+        Self::from_part(part.clone())
+    }
+
+    /// [`of`](Self::of), taking the part: its data moves into the view, uncopied.
+    pub fn from_part(part: Part) -> Self {
+        let data = match part.data {
+            Value::Object(mut map) => {
+                for key in ["id", "sessionID", "messageID", "type"] {
+                    map.shift_remove(key);
+                }
+                map
+            }
             _ => Map::new(),
         };
         Self {
-            id: part.id.clone(),
-            session_id: part.session_id.clone(),
-            message_id: part.message_id.clone(),
-            kind: part.kind.clone(),
+            id: part.id,
+            session_id: part.session_id,
+            message_id: part.message_id,
+            kind: part.kind,
             data,
         }
     }

@@ -88,12 +88,22 @@ pub fn message_view(
     parent: Option<&str>,
     directory: Option<&str>,
 ) -> MessageView {
-    let mut data: Map<String, Value> = match &message.data {
-        Value::Object(map) => map
-            .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "id" | "sessionID" | "role"))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
+    message_view_of(message.clone(), parent, directory)
+}
+
+/// [`message_view`], taking the message: its data moves into the view, uncopied.
+pub fn message_view_of(
+    message: Message,
+    parent: Option<&str>,
+    directory: Option<&str>,
+) -> MessageView {
+    let mut data: Map<String, Value> = match message.data {
+        Value::Object(mut map) => {
+            for key in ["id", "sessionID", "role"] {
+                map.shift_remove(key);
+            }
+            map
+        }
         _ => Map::new(),
     };
     if message.role == Role::Assistant {
@@ -106,8 +116,8 @@ pub fn message_view(
         }
     }
     MessageView {
-        id: message.id.clone(),
-        session_id: message.session_id.clone(),
+        id: message.id,
+        session_id: message.session_id,
         role: message.role,
         data,
     }

@@ -23,6 +23,8 @@ mod fanout;
 mod frame;
 pub mod hub;
 pub mod instances;
+mod message_json;
+pub mod messages;
 mod progress;
 pub mod provider_json;
 pub mod recovery;
@@ -47,6 +49,7 @@ use tokio_util::sync::CancellationToken;
 pub use error::CoreError;
 pub use hub::{EventFilter, Frame, Hub, Subscription};
 pub use instances::{InstanceEntry, Overlay};
+pub use messages::{MessagePage, MessageReader};
 pub use sessions::{MessageEntry, SessionUpdate};
 pub use turns::TurnHandle;
 

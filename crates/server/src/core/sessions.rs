@@ -5,15 +5,15 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use strata_agent::store::{Role, Session, StoreError};
-use strata_protocol::wire::{PartView, PermissionRule, SessionCreateBody, SessionInfo, Todo};
+use strata_agent::store::{Session, StoreError};
+use strata_protocol::wire::{PermissionRule, SessionCreateBody, SessionInfo, Todo};
 
 use strata_services::config::Config;
 use strata_services::flags::RuntimeFlags;
 use strata_services::instance::{InstanceInfo, InstanceSeed};
 use strata_services::process::sandbox::{Sandbox, Support};
 
-use super::convert::{message_view, session_view};
+use super::convert::session_view;
 use super::instances::InstanceEntry;
 use super::{CoreError, ServerCore};
 
@@ -228,40 +228,6 @@ impl ServerCore {
             }
         }
         self.session(&fork.id)
-    }
-
-    /// The session's messages with their parts, oldest first; the last `limit` when given.
-    pub fn messages(&self, id: &str, limit: Option<usize>) -> Result<Vec<MessageEntry>, CoreError> {
-        let session = self.session_row(id)?;
-        let dir = session.directory.to_string_lossy().into_owned();
-        let rows = self.store().messages(id)?;
-        let mut parent: Option<String> = None;
-        let mut out: Vec<MessageEntry> = rows
-            .iter()
-            .map(|(m, parts)| {
-                if m.role == Role::User {
-                    parent = Some(m.id.clone());
-                }
-                MessageEntry {
-                    info: message_view(m, parent.as_deref(), Some(&dir)),
-                    parts: parts.iter().map(PartView::of).collect(),
-                }
-            })
-            .collect();
-        if let Some(limit) = limit
-            && out.len() > limit
-        {
-            out.drain(..out.len() - limit);
-        }
-        Ok(out)
-    }
-
-    /// One message with its parts.
-    pub fn message(&self, id: &str, message_id: &str) -> Result<MessageEntry, CoreError> {
-        self.messages(id, None)?
-            .into_iter()
-            .find(|m| m.info.id == message_id)
-            .ok_or_else(|| CoreError::not_found("message", message_id))
     }
 
     /// The session's todo list.

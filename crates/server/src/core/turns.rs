@@ -398,15 +398,6 @@ impl ServerCore {
             ))
         })
     }
-
-    /// The session's last assistant message with its parts (what a blocking prompt returns).
-    pub fn last_assistant(&self, session_id: &str) -> Result<Option<MessageEntry>, CoreError> {
-        let entries = self.messages(session_id, None)?;
-        Ok(entries
-            .into_iter()
-            .rev()
-            .find(|m| m.info.role == strata_agent::store::Role::Assistant))
-    }
 }
 
 #[cfg(test)]

@@ -82,6 +82,11 @@ fn add_origin(response: &mut Response, origin: &str) {
             HeaderValue::from_static("true"),
         );
         h.append(header::VARY, HeaderValue::from_static("Origin"));
+        // Paged message lists name the next page in headers a page script must be let read.
+        h.insert(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static("X-Next-Cursor, Link"),
+        );
     }
 }
 

@@ -4,7 +4,7 @@
 //! session is busy), and compact it now (`summarize`).
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use strata_protocol::wire::{CommandBody, ModelChoice, PromptBody, SummarizeBody};
@@ -17,8 +17,12 @@ use crate::http::json::Body;
 
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
-        Endpoint::get("/session/{id}/message", "Messages with their parts", list)
-            .json::<Vec<MessageEntry>>(),
+        Endpoint::get(
+            "/session/{id}/message",
+            "Messages with their parts; `?limit=N&before=` pages back from the newest",
+            super::message_list::list,
+        )
+        .json::<Vec<MessageEntry>>(),
         Endpoint::post(
             "/session/{id}/message",
             "Prompt and wait for the turn to end",
@@ -61,21 +65,6 @@ pub fn endpoints() -> Vec<Endpoint> {
         .body::<PromptBody>()
         .empty(),
     ]
-}
-
-/// `?limit=`: the last N messages.
-#[derive(Debug, Default, Deserialize)]
-pub struct ListQuery {
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
-
-async fn list(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<ListQuery>,
-) -> Result<Json<Vec<MessageEntry>>, ApiFailure> {
-    Ok(Json(s.core.messages(&id, q.limit)?))
 }
 
 async fn one(

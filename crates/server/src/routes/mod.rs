@@ -11,6 +11,7 @@ pub mod event;
 pub mod global;
 pub mod keys;
 pub mod message;
+pub mod message_list;
 pub mod openapi;
 pub mod reply;
 pub mod session;

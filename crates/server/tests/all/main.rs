@@ -15,6 +15,7 @@ mod load_deltas;
 #[allow(dead_code)]
 mod load_drive;
 mod local;
+mod long_session;
 mod permissions;
 mod provider_keys;
 mod routes;

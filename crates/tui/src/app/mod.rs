@@ -9,7 +9,7 @@ mod keys;
 mod ui;
 
 use crate::client::ClientEvent;
-use crate::model::{Bootstrap, ModelChoice, PermissionReply, SessionInfo, Snapshot};
+use crate::model::{Bootstrap, ModelChoice, OlderPage, PermissionReply, SessionInfo, Snapshot};
 use crate::state::{Connection, Effect, State};
 
 pub use commands::{COMMANDS, Command, export_markdown};
@@ -43,6 +43,11 @@ pub enum Action {
     RejectQuestion(String),
     /// Fetch a session and open it (also after a gap in its events).
     Open(String),
+    /// Fetch the page of messages before cursor `before` of the open session.
+    LoadOlder {
+        session_id: String,
+        before: String,
+    },
     ListSessions,
     Revert {
         session_id: String,
@@ -81,6 +86,13 @@ pub enum Reply {
     Failed(String),
     /// A gap re-fetch failed.
     RefetchFailed(String),
+    /// Older messages of a session, to put before the loaded ones.
+    Older {
+        session_id: String,
+        page: OlderPage,
+    },
+    /// Older messages could not be fetched; the text says why.
+    OlderFailed(String),
     Notice(String),
     /// A session's tools, as `GET /session/:id/tools` lists them.
     Tools {
@@ -190,6 +202,11 @@ impl App {
                     deferred: tools.deferred,
                 });
             }
+            Reply::Older { session_id, page } => self.state.load_older(&session_id, page),
+            Reply::OlderFailed(e) => {
+                self.state.older_failed();
+                self.state.error = Some(e);
+            }
         }
         self.follow_dialogs();
     }
@@ -197,6 +214,25 @@ impl App {
     /// A frame was drawn; `drawn` is what it measured.
     pub fn on_drawn(&mut self, drawn: Drawn) {
         self.viewport.drawn(drawn);
+    }
+
+    /// After a frame: asks for the messages before the loaded ones once the top of those is
+    /// within a page of the screen, one page at a time.
+    pub fn history_wanted(&mut self) -> Vec<Action> {
+        let (Some(s), Some(max)) = (self.state.session.as_mut(), self.viewport.max_scroll) else {
+            return vec![];
+        };
+        let Some(before) = s.older.clone().filter(|_| !s.loading_older) else {
+            return vec![];
+        };
+        if self.viewport.scroll + self.viewport.page < max {
+            return vec![];
+        }
+        s.loading_older = true;
+        vec![Action::LoadOlder {
+            session_id: s.info.id.clone(),
+            before,
+        }]
     }
 
     /// The spinner's timer fired.

@@ -103,6 +103,8 @@ pub struct Viewport {
     pub expanded: bool,
     /// Height of the conversation area at the last frame (for page up/down).
     pub page: usize,
+    /// The farthest the conversation scrolled up at the last frame (its loaded top).
+    pub max_scroll: Option<usize>,
 }
 
 /// What a frame measured, told back to the app by the runtime after each draw.
@@ -119,6 +121,7 @@ impl Viewport {
     /// the conversation so page down starts from what is on screen.
     pub fn drawn(&mut self, drawn: Drawn) {
         self.page = drawn.page;
+        self.max_scroll = drawn.max_scroll;
         if let Some(max) = drawn.max_scroll {
             self.scroll = self.scroll.min(max);
         }

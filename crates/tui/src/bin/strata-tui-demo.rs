@@ -222,6 +222,7 @@ impl Client for DemoClient {
             messages: self.0.history(),
             todos: vec![],
             seq: Some(self.0.seq.load(Ordering::SeqCst)),
+            older: None,
         })
     }
     async fn prompt(&self, _id: &str, prompt: Prompt) -> Result<()> {

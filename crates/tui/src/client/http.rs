@@ -17,9 +17,9 @@ use strata_protocol::wire::{
 };
 use tokio::sync::mpsc;
 
-use super::{Client, ClientError, ClientEvent, Prompt, Result, read};
+use super::{Client, ClientError, ClientEvent, PAGE, Prompt, Result, read};
 use crate::event::{Envelope, decode};
-use crate::model::{Bootstrap, PermissionReply, Snapshot};
+use crate::model::{Bootstrap, OlderPage, PermissionReply, Snapshot};
 use read::parse;
 
 /// How to reach the server.
@@ -78,9 +78,17 @@ impl HttpClient {
     }
 
     fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        self.request_with(method, path, &[])
+    }
+
+    /// A request to `path` with these query parameters (encoded) and `directory`.
+    fn request_with(&self, method: Method, path: &str, query: &[(&str, &str)]) -> RequestBuilder {
         let url = format!("{}{}", self.opts.base_url, path);
         let mut req = match reqwest::Url::parse(&url) {
             Ok(mut url) => {
+                if !query.is_empty() {
+                    url.query_pairs_mut().extend_pairs(query);
+                }
                 if let Some(dir) = &self.opts.directory {
                     url.query_pairs_mut().append_pair("directory", dir);
                 }
@@ -105,11 +113,22 @@ impl HttpClient {
     /// Sends `req` and reads its JSON; a non-2xx answer becomes an error carrying the
     /// server's `data.message`.
     async fn call(&self, what: &str, req: RequestBuilder) -> Result<Value> {
+        Ok(self.call_paged(what, req).await?.0)
+    }
+
+    /// [`call`](Self::call), also giving the `X-Next-Cursor` of a paged list.
+    async fn call_paged(&self, what: &str, req: RequestBuilder) -> Result<(Value, Option<String>)> {
         let resp = req
             .send()
             .await
             .map_err(|e| ClientError::new(what, format!("{e}; is the server running?")))?;
         let status = resp.status();
+        let next = resp
+            .headers()
+            .get("x-next-cursor")
+            .and_then(|v| v.to_str().ok())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string);
         let body = resp.text().await.unwrap_or_default();
         if !status.is_success() {
             let message = serde_json::from_str::<Value>(&body)
@@ -127,9 +146,11 @@ impl HttpClient {
             return Err(ClientError::new(what, format!("{status}: {message}{hint}")));
         }
         if body.is_empty() {
-            return Ok(Value::Null);
+            return Ok((Value::Null, next));
         }
-        serde_json::from_str(&body).map_err(|e| ClientError::new(what, format!("bad JSON: {e}")))
+        let value = serde_json::from_str(&body)
+            .map_err(|e| ClientError::new(what, format!("bad JSON: {e}")))?;
+        Ok((value, next))
     }
 
     async fn get(&self, what: &str, path: &str) -> Result<Value> {
@@ -139,6 +160,21 @@ impl HttpClient {
     async fn post(&self, what: &str, path: &str, body: &impl Serialize) -> Result<Value> {
         self.call(what, self.request(Method::POST, path).json(body))
             .await
+    }
+
+    /// `GET /session/:id/message?limit=PAGE[&before=…]`: a page of the newest messages and
+    /// the cursor for the ones before it. A server that ignores `limit` sends them all.
+    async fn page(&self, session_id: &str, before: Option<&str>) -> Result<OlderPage> {
+        let path = format!("/session/{session_id}/message");
+        let limit = PAGE.to_string();
+        let mut query = vec![("limit", limit.as_str())];
+        query.extend(before.map(|b| ("before", b)));
+        let req = self.request_with(Method::GET, &path, &query);
+        let (list, older) = self.call_paged(&format!("GET {path}"), req).await?;
+        Ok(OlderPage {
+            messages: read::messages(&list),
+            older,
+        })
     }
 
     /// `POST /session` with `body`: a session with its own title or permission rules.
@@ -225,19 +261,21 @@ impl Client for HttpClient {
     async fn snapshot(&self, session_id: &str) -> Result<Snapshot> {
         let what = format!("GET /session/{session_id}");
         let info = self.get(&what, &format!("/session/{session_id}")).await?;
-        let what_list = format!("GET /session/{session_id}/message");
-        let list = self
-            .get(&what_list, &format!("/session/{session_id}/message"))
-            .await?;
+        let page = self.page(session_id, None).await?;
         let todos = self
             .get("todo", &format!("/session/{session_id}/todo"))
             .await
             .ok();
         Ok(read::snapshot(
             parse(&what, info)?,
-            read::messages(&list),
+            page.messages,
+            page.older,
             todos.map(read::todos),
         ))
+    }
+
+    async fn older(&self, session_id: &str, before: &str) -> Result<OlderPage> {
+        self.page(session_id, Some(before)).await
     }
 
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()> {

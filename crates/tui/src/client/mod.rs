@@ -12,9 +12,13 @@ use strata_protocol::wire::{CommandBody, PromptBody, PromptPart, SessionTools, S
 use tokio::sync::mpsc;
 
 use crate::event::Envelope;
-use crate::model::{Bootstrap, ModelChoice, PermissionReply, SessionInfo, Snapshot};
+use crate::model::{Bootstrap, ModelChoice, OlderPage, PermissionReply, SessionInfo, Snapshot};
 
 pub use http::{HttpClient, HttpOptions};
+
+/// Messages fetched at a time: opening a session shows its newest [`PAGE`], and scrolling
+/// to the top of what is loaded fetches the page before (as opencode's own client does).
+pub const PAGE: usize = 100;
 
 /// What the event stream delivers.
 // Events are nearly every item; boxing them would cost an allocation each.
@@ -78,8 +82,14 @@ pub trait Client: Send + Sync + std::fmt::Debug {
     /// Top-level sessions, most recently updated first.
     async fn sessions(&self) -> Result<Vec<SessionInfo>>;
     async fn create_session(&self, agent: &str) -> Result<SessionInfo>;
-    /// A session with its messages and todos.
+    /// A session with its newest messages (up to [`PAGE`]) and todos.
     async fn snapshot(&self, session_id: &str) -> Result<Snapshot>;
+    /// Up to [`PAGE`] messages before cursor `before` (a snapshot's or page's `older`). A
+    /// server that does not page never gives a cursor, so this is never asked of it.
+    async fn older(&self, session_id: &str, before: &str) -> Result<OlderPage> {
+        let _ = (session_id, before);
+        Ok(OlderPage::default())
+    }
     /// Starts a turn; returns once the server accepted it.
     async fn prompt(&self, session_id: &str, prompt: Prompt) -> Result<()>;
     /// Runs a command (an MCP prompt, `server:prompt`) as the session's next turn.

@@ -83,11 +83,13 @@ pub fn todos(v: Value) -> Vec<Todo> {
     parse("todo", v).unwrap_or_default()
 }
 
-/// A session opened: its info, its messages and (optional, as for opencode's own client) its
-/// todos; a todo list that could not be fetched is `None` and reads as empty.
+/// A session opened: its info, its newest messages with the cursor for older ones, and
+/// (optional, as for opencode's own client) its todos; a todo list that could not be fetched
+/// is `None` and reads as empty.
 pub fn snapshot(
     session: SessionInfo,
     messages: Vec<MessageWithParts>,
+    older: Option<String>,
     todos: Option<Vec<Todo>>,
 ) -> Snapshot {
     Snapshot {
@@ -95,5 +97,6 @@ pub fn snapshot(
         messages,
         todos: todos.unwrap_or_default(),
         seq: None,
+        older,
     }
 }

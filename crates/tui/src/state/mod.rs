@@ -62,6 +62,13 @@ pub struct SessionState {
     pub(crate) held: BTreeMap<u64, ServerEvent>,
     /// A re-fetch is on its way.
     pub(crate) refetching: bool,
+    /// The cursor for the messages before the loaded ones; `None` once all are loaded.
+    pub older: Option<String>,
+    /// A page of older messages is on its way.
+    pub(crate) loading_older: bool,
+    /// What the messages not loaded yet cost (the server's total for the session, less the
+    /// loaded ones), so the shown cost is the session's whole.
+    pub(crate) older_cost: f64,
 }
 
 /// A message and its parts; `version` changes whenever either does.
@@ -112,12 +119,26 @@ impl SessionState {
         self.index.get(id).map(|&i| &self.messages[i])
     }
 
-    /// Sum of the cost of every assistant message.
+    /// Sum of the cost of every assistant message, loaded or not.
     pub fn cost(&self) -> f64 {
+        self.older_cost + self.loaded_cost()
+    }
+
+    fn loaded_cost(&self) -> f64 {
         // A fold from 0.0, not `sum`: an empty f64 sum is -0.0, drawn as `$-0.00`.
         self.messages
             .iter()
             .fold(0.0, |total, m| total + m.info.cost)
+    }
+
+    /// Whether message `id` lies before the loaded window (ids ascend with time): events
+    /// about it are for messages not loaded, which a later page brings as they are then.
+    pub(crate) fn before_window(&self, id: &str) -> bool {
+        self.older.is_some()
+            && self
+                .messages
+                .first()
+                .is_some_and(|m| id < m.info.id.as_str())
     }
 
     /// Tokens of the last assistant step (what the context holds now).

@@ -8,7 +8,9 @@
 //! the snapshot.
 
 use crate::event::{Envelope, ServerEvent, seq};
-use crate::model::{Busy, MessageInfo, MessageWithParts, PartInfo, SessionInfo, Snapshot};
+use crate::model::{
+    Busy, MessageInfo, MessageWithParts, OlderPage, PartInfo, SessionInfo, Snapshot,
+};
 use crate::state::{Connection, MessageView, SessionState, State};
 
 /// How many events may wait behind a missing one before the session is re-fetched.
@@ -75,16 +77,22 @@ impl State {
         }
     }
 
-    /// Opens `snapshot`'s session, or refreshes it when it is already open.
+    /// Opens `snapshot`'s session, or refreshes it when it is already open. A refresh keeps
+    /// the older messages loaded before the snapshot's window.
     pub fn load(&mut self, snapshot: Snapshot) {
         let same = self.session_id() == Some(snapshot.session.id.as_str());
-        let (mut last_seq, held) = match self.session.take() {
-            Some(s) if same => (s.last_seq, s.held),
-            _ => (0, Default::default()),
+        let (mut last_seq, held, kept, older) = match self.session.take() {
+            Some(s) if same => {
+                let (kept, older) = kept_before(s.messages, s.older, &snapshot);
+                (s.last_seq, s.held, kept, older)
+            }
+            _ => (0, Default::default(), vec![], snapshot.older.clone()),
         };
         let mut session = SessionState {
             info: snapshot.session,
             todos: snapshot.todos,
+            messages: kept,
+            older,
             ..Default::default()
         };
         for MessageWithParts { info, parts } in snapshot.messages {
@@ -96,6 +104,9 @@ impl State {
             });
         }
         session.reindex();
+        if session.older.is_some() {
+            session.older_cost = (session.info.cost - session.cost()).max(0.0);
+        }
         // Held events the snapshot already includes are dropped; the rest go on top. Without a
         // number from the server, everything that arrived before the fetch is in it.
         let cut = match snapshot.seq {
@@ -107,6 +118,45 @@ impl State {
         session.held = held.into_iter().filter(|(k, _)| *k > cut).collect();
         self.session = Some(session);
         self.drain_held();
+    }
+
+    /// Puts a page of older messages before the loaded ones (those already loaded stay).
+    pub fn load_older(&mut self, session_id: &str, page: OlderPage) {
+        let mut versions = Vec::with_capacity(page.messages.len());
+        for _ in &page.messages {
+            versions.push(self.tick());
+        }
+        let Some(s) = self.open(session_id) else {
+            return;
+        };
+        s.loading_older = false;
+        let mut older: Vec<MessageView> = page
+            .messages
+            .into_iter()
+            .zip(versions)
+            .filter(|(m, _)| !s.index.contains_key(&m.info.id))
+            .map(|(MessageWithParts { info, parts }, version)| MessageView {
+                info,
+                parts,
+                version,
+            })
+            .collect();
+        let cost: f64 = older.iter().map(|m| m.info.cost).sum();
+        s.older_cost = (s.older_cost - cost).max(0.0);
+        s.older = page.older;
+        if s.older.is_none() {
+            s.older_cost = 0.0;
+        }
+        older.append(&mut s.messages);
+        s.messages = older;
+        s.reindex();
+    }
+
+    /// A page of older messages could not be fetched: the next scroll to the top asks again.
+    pub fn older_failed(&mut self) {
+        if let Some(s) = self.session.as_mut() {
+            s.loading_older = false;
+        }
     }
 
     /// Closes the open session (a new one starts with the next prompt).
@@ -228,6 +278,9 @@ impl State {
         let Some(s) = self.open(&info.session_id) else {
             return;
         };
+        if s.before_window(&info.id) {
+            return;
+        }
         match s.index.get(&info.id) {
             Some(&i) => {
                 s.messages[i].info = info;
@@ -323,6 +376,9 @@ impl State {
         version: u64,
     ) -> Option<&mut MessageView> {
         let s = self.open(session_id)?;
+        if s.before_window(id) {
+            return None;
+        }
         let i = match s.index.get(id) {
             Some(&i) => i,
             None => {
@@ -343,5 +399,24 @@ impl State {
         let m = &mut s.messages[i];
         m.version = version;
         Some(m)
+    }
+}
+
+/// On a refresh of the open session: the loaded messages before the snapshot's first, with
+/// the cursor before them, when the snapshot is a window that starts inside what is loaded;
+/// else nothing, and the snapshot's cursor.
+fn kept_before(
+    mut loaded: Vec<MessageView>,
+    loaded_older: Option<String>,
+    snapshot: &Snapshot,
+) -> (Vec<MessageView>, Option<String>) {
+    let first = snapshot.messages.first().map(|m| m.info.id.as_str());
+    let at = first.and_then(|id| loaded.iter().position(|m| m.info.id == id));
+    match at {
+        Some(at) if snapshot.older.is_some() && at > 0 => {
+            loaded.truncate(at);
+            (loaded, loaded_older)
+        }
+        _ => (Vec::new(), snapshot.older.clone()),
     }
 }

@@ -6,6 +6,7 @@ use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use strata_protocol::wire::SessionTools;
 use strata_tui::app::{QuestionUi, Reply, ToolCounts};
+use strata_tui::model::MessageWithParts;
 use strata_tui::view::ViewState;
 use strata_tui::{App, view};
 
@@ -398,4 +399,101 @@ fn markdown_and_code_are_styled() {
         .find(|s| s.content == "fn")
         .unwrap();
     assert_eq!(fn_span.style.fg, Some(ratatui::style::Color::Magenta));
+}
+
+/// Exchange `i` of a long session, with ids that ascend with time as a server's do.
+fn exchange(i: usize) -> [MessageWithParts; 2] {
+    let (u, a) = (format!("msg_{:05}", 2 * i), format!("msg_{:05}", 2 * i + 1));
+    let mut answer = assistant(&a);
+    answer["finish"] = json!("stop");
+    [
+        json!({"info": user(&u), "parts": [text(&format!("prt_{u}"), &u, &format!("question {i}"), false)]}),
+        json!({"info": answer, "parts": [text(&format!("prt_{a}"), &a, &format!("answer {i}"), true)]}),
+    ]
+    .map(|m| MessageWithParts::from_json(&m).unwrap())
+}
+
+fn exchanges(range: std::ops::Range<usize>) -> Vec<MessageWithParts> {
+    range.flat_map(exchange).collect()
+}
+
+#[test]
+fn a_long_session_opens_on_its_newest_page_and_loads_older_ones_from_the_top() {
+    // 300 exchanges; the snapshot holds the newest 50 (100 messages) and a cursor.
+    let mut app = App::new(boot());
+    let mut opened = snapshot();
+    opened.session.cost = 0.0123 * 300.0;
+    opened.messages = exchanges(250..300);
+    opened.older = Some("msg_00500".into());
+    app.state.load(opened);
+    let mut vs = ViewState::default();
+    let screen = format!("{:?}", draw(&mut app, &mut vs, 80, 24).backend());
+    assert!(
+        screen.contains("answer 299"),
+        "the newest message is on screen"
+    );
+    assert_eq!(vs.cache.misses, 100, "only the loaded page is laid out");
+    assert!(app.history_wanted().is_empty(), "the top is far away");
+    let s = app.state.session.as_ref().unwrap();
+    assert!(
+        (s.cost() - 0.0123 * 300.0).abs() < 1e-9,
+        "the cost is the session's"
+    );
+
+    // An event about a message before the page is not shown as a new message.
+    app.state
+        .apply(part_updated(None, text("prt_x", "msg_00010", "late", true)));
+    app.state.apply(part_updated(
+        None,
+        text("prt_new", "msg_00600", "new step", true),
+    ));
+    let ids: Vec<&str> = app
+        .state
+        .session
+        .as_ref()
+        .unwrap()
+        .messages
+        .iter()
+        .map(|m| m.info.id.as_str())
+        .collect();
+    assert_eq!(
+        (ids.len(), ids[0], ids[100]),
+        (101, "msg_00500", "msg_00600")
+    );
+
+    // Scrolling to the top of the page asks for the page before, once.
+    while app
+        .viewport
+        .max_scroll
+        .is_some_and(|max| app.viewport.scroll < max)
+    {
+        app.on_key(KeyEvent::new(KeyCode::PageUp, KeyModifiers::NONE));
+        let _ = draw(&mut app, &mut vs, 80, 24);
+    }
+    let wanted = app.history_wanted();
+    assert_eq!(
+        wanted,
+        vec![strata_tui::app::Action::LoadOlder {
+            session_id: SID.into(),
+            before: "msg_00500".into()
+        }]
+    );
+    assert!(app.history_wanted().is_empty(), "one page at a time");
+    let at = app.viewport.scroll;
+    app.on_reply(strata_tui::app::Reply::Older {
+        session_id: SID.into(),
+        page: strata_tui::model::OlderPage {
+            messages: exchanges(200..250),
+            older: Some("msg_00400".into()),
+        },
+    });
+    let screen = format!("{:?}", draw(&mut app, &mut vs, 80, 24).backend());
+    let s = app.state.session.as_ref().unwrap();
+    assert_eq!(
+        (s.messages.len(), s.older.as_deref()),
+        (201, Some("msg_00400"))
+    );
+    assert_eq!(app.viewport.scroll, at, "what was on screen stays there");
+    assert!(screen.contains("question 250"), "{screen}");
+    assert!((s.cost() - 0.0123 * 300.0).abs() < 1e-9);
 }

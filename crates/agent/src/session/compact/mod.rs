@@ -19,6 +19,7 @@ use strata_services::hooks::HookEvent;
 
 mod manual;
 pub mod summary;
+pub mod tail;
 
 pub use summary::{PRUNED_OUTPUT, is_retried, last_summary, resume_text};
 
@@ -161,9 +162,9 @@ pub async fn compact(
     small: Option<&SmallModel>,
 ) -> Result<Result<(), ProviderError>, StoreError> {
     let rec = env.recorder();
-    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    let messages = tail::conversation(rec.store(), rec.session_id())?;
     prune(env, &messages, settings.info.as_ref())?;
-    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    let messages = tail::conversation(rec.store(), rec.session_id())?;
     let mut history = chat_history(&messages);
     history.push(ChatMessage::user(summary_request(trigger)));
 
@@ -280,7 +281,7 @@ pub async fn before_step(
     small: Option<&SmallModel>,
 ) -> Result<Option<ProviderError>, StoreError> {
     let rec = env.recorder();
-    let messages = crate::undo::conversation(rec.store(), rec.session_id())?;
+    let messages = tail::conversation(rec.store(), rec.session_id())?;
     if !overflow && !due(&messages, settings.info.as_ref()) {
         return Ok(None);
     }

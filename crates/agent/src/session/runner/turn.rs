@@ -128,11 +128,7 @@ impl Runner {
     ) -> Result<Result<Vec<String>, String>, RunError> {
         let hooks = Some(&self.services.hooks);
         let store = &self.services.store;
-        let has_messages = || {
-            store
-                .messages(rec.session_id())
-                .is_ok_and(|m| !m.is_empty())
-        };
+        let has_messages = || store.has_messages(rec.session_id()).unwrap_or(false);
         let start = hooks::session_start(hooks, rec, has_messages).await?;
         let fields = json!({"prompt": message});
         let prompt = hooks::fire(hooks, rec, HookEvent::UserPromptSubmit, fields).await?;
@@ -258,10 +254,9 @@ impl Runner {
         spec: &strata_registry::SurfaceSpec,
         window: u64,
     ) -> Result<strata_registry::Layout, RunError> {
-        let stored = crate::undo::conversation(&self.services.store, cx.session_id)?;
         let deferral = strata_registry::Deferral {
             context_window: window,
-            loaded: crate::session::deferred::loaded(&stored),
+            loaded: crate::session::deferred::loaded_in(&self.services.store, cx.session_id)?,
         };
         Ok(self.services.registry.layout(spec, &deferral))
     }
@@ -317,7 +312,7 @@ impl Runner {
             if let Some(shells) = &s.background {
                 crate::session::background::deliver(shells, cx.rec, &agent.name)?;
             }
-            let stored = crate::undo::conversation(&s.store, cx.session_id)?;
+            let stored = compact::tail::conversation(&s.store, cx.session_id)?;
             let mut history = chat_history(&stored);
             crate::session::agent_mode::remind(&mut history, &stored, &agent.name, cx.plan_file);
             let will_retry = attempt < opts.max_retries;
