@@ -11,11 +11,22 @@ pub fn encode(message: &Value) -> Vec<u8> {
     out
 }
 
+/// The largest body a frame may announce: far above any real message (a whole project's
+/// diagnostics), and low enough that a broken server cannot make the client buffer without end.
+pub const MAX_BODY: usize = 256 * 1024 * 1024;
+
+/// The longest header block: real ones are one or two short lines.
+pub const MAX_HEADER: usize = 8 * 1024;
+
 /// A frame that could not be read; the stream is out of step and should be dropped.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
     #[error("a message header has no valid Content-Length: {0:?}")]
     Header(String),
+    #[error(
+        "a message announces {0} bytes, over the {MAX_BODY} a language server may send at once"
+    )]
+    TooLarge(usize),
     #[error("a message body is not JSON: {0}")]
     Body(String),
 }
@@ -33,7 +44,14 @@ impl Decoder {
 
     /// The next complete message, `Ok(None)` while one is still partial.
     pub fn next_message(&mut self) -> Result<Option<Value>, FrameError> {
-        let Some(end) = find(&self.buf, b"\r\n\r\n") else {
+        // The header ends within its cap or never: look no further (a body's bytes are not
+        // searched again on every read while it arrives).
+        let window = &self.buf[..self.buf.len().min(MAX_HEADER + 4)];
+        let Some(end) = find(window, b"\r\n\r\n") else {
+            if self.buf.len() >= MAX_HEADER + 4 {
+                let start = String::from_utf8_lossy(&self.buf[..64]).into_owned();
+                return Err(FrameError::Header(format!("{start}… (no end of header)")));
+            }
             return Ok(None);
         };
         let header = String::from_utf8_lossy(&self.buf[..end]).into_owned();
@@ -43,11 +61,16 @@ impl Decoder {
             .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
             .and_then(|(_, v)| v.trim().parse::<usize>().ok())
             .ok_or_else(|| FrameError::Header(header.clone()))?;
+        if length > MAX_BODY {
+            return Err(FrameError::TooLarge(length));
+        }
         let start = end + 4;
-        if self.buf.len() < start + length {
+        // Both are bounded (header and body caps), so the sum cannot overflow.
+        let frame_end = start + length;
+        if self.buf.len() < frame_end {
             return Ok(None);
         }
-        let body: Vec<u8> = self.buf.drain(..start + length).skip(start).collect();
+        let body: Vec<u8> = self.buf.drain(..frame_end).skip(start).collect();
         serde_json::from_slice(&body)
             .map(Some)
             .map_err(|e| FrameError::Body(e.to_string()))
@@ -106,5 +129,30 @@ mod tests {
         let mut d = Decoder::default();
         d.push(b"Content-Length: 3\r\n\r\n{x}");
         assert!(matches!(d.next_message(), Err(FrameError::Body(_))));
+    }
+
+    /// Found by the `lsp_frames` fuzz target: a length near `usize::MAX` overflowed the frame's
+    /// end (a panic with overflow checks, a wrong slice without).
+    #[test]
+    fn a_huge_length_is_refused_and_an_endless_header_too() {
+        let mut d = Decoder::default();
+        d.push(b"Content-Length: 18446744073709551508\r\n\r\n{}");
+        assert_eq!(
+            d.next_message(),
+            Err(FrameError::TooLarge(18446744073709551508))
+        );
+        let mut d = Decoder::default();
+        d.push(format!("Content-Length: {}\r\n\r\n", MAX_BODY + 1).as_bytes());
+        assert!(matches!(d.next_message(), Err(FrameError::TooLarge(_))));
+        let mut d = Decoder::default();
+        d.push(&vec![b'x'; MAX_HEADER + 4]);
+        assert!(matches!(d.next_message(), Err(FrameError::Header(_))));
+        // Within the cap, a header still arriving is waited for, and read once whole.
+        let mut d = Decoder::default();
+        let padding = " ".repeat(MAX_HEADER - 22);
+        d.push(format!("Content-Length: 2{padding}").as_bytes());
+        assert_eq!(d.next_message(), Ok(None));
+        d.push(b"\r\n\r\n{}");
+        assert_eq!(d.next_message(), Ok(Some(serde_json::json!({}))));
     }
 }
