@@ -25,8 +25,13 @@ use crate::e2e_crash_support::{
 use crate::e2e_serve_support::{LIMIT, Served, prompt, serve_with};
 
 /// The kill comes at most this many milliseconds (drawn evenly) after the first bash call
-/// sleeps, or when every turn ended, whichever is first.
+/// sleeps, or when every turn ended, whichever is first. A round whose turns all ended before
+/// its kill narrows the window of the next ones to the time they took, so that on a fast
+/// server (a release build) the kills still fall inside the load.
 const KILL_WITHIN_MS: usize = 8_000;
+
+/// The narrowest the window gets.
+const KILL_WITHIN_MIN: Duration = Duration::from_millis(500);
 
 /// The load and the binary, from the environment.
 #[derive(Debug)]
@@ -69,14 +74,16 @@ async fn a_server_killed_under_load_restarts_with_its_store_sound() {
     let mut dice = Dice::new();
     let began = Instant::now();
     let mut served = serve_with(&load.bin, &p, &model, &[]);
-    let (mut failures, mut orphans) = (Vec::new(), 0);
+    let (mut failures, mut orphans, mut mid_load) = (Vec::new(), 0, 0);
+    let mut window = Duration::from_millis(KILL_WITHIN_MS as u64);
     for r in 1..=load.rounds {
-        let (next, outcome) = round(&p, &model, served, r, &load, &mut dice).await;
+        let (next, outcome) = round(&p, &model, served, r, &load, &mut dice, &mut window).await;
         served = next;
         match outcome {
             Ok(o) => {
                 eprintln!("crash round {r}: ok; {}", o.line);
                 orphans += o.orphans;
+                mid_load += usize::from(o.mid_load);
             }
             Err(e) => {
                 eprintln!("crash round {r}: FAILED: {e}");
@@ -86,7 +93,8 @@ async fn a_server_killed_under_load_restarts_with_its_store_sound() {
     }
     drop(served);
     eprintln!(
-        "crash: {} of {} rounds passed, {orphans} orphaned process groups ended, {:.1} s",
+        "crash: {} of {} rounds passed ({mid_load} killed with turns still running), \
+         {orphans} orphaned process groups ended, {:.1} s",
         load.rounds - failures.len(),
         load.rounds,
         began.elapsed().as_secs_f64()
@@ -99,6 +107,8 @@ async fn a_server_killed_under_load_restarts_with_its_store_sound() {
 struct Outcome {
     line: String,
     orphans: usize,
+    /// Some turns were still running when the server was killed.
+    mid_load: bool,
 }
 
 /// One round: load the running server, kill it at a random point, start it again, check.
@@ -110,6 +120,7 @@ async fn round(
     r: usize,
     load: &Load,
     dice: &mut Dice,
+    window: &mut Duration,
 ) -> (Served, Result<Outcome, String>) {
     let (progress, mut seen) = watch::channel(Progress::default());
     let mut readers = Vec::new();
@@ -130,8 +141,14 @@ async fn round(
         (all_idle(&seen.borrow()) || !live_groups(&p.dir).is_empty()).then_some(())
     })
     .await;
-    let kill_at = Duration::from_millis(dice.roll(0, KILL_WITHIN_MS) as u64);
-    let _ = tokio::time::timeout(kill_at, seen.wait_for(all_idle)).await;
+    let sleeping = Instant::now();
+    let kill_at = Duration::from_millis(dice.roll(0, window.as_millis() as usize) as u64);
+    if tokio::time::timeout(kill_at, seen.wait_for(all_idle))
+        .await
+        .is_ok()
+    {
+        *window = (*window).min(sleeping.elapsed().max(KILL_WITHIN_MIN));
+    }
     let at = *seen.borrow();
     served.child.kill().expect("SIGKILL the server");
     served.child.wait().expect("reap the server");
@@ -155,6 +172,7 @@ async fn round(
             orphans.len()
         ),
         orphans: orphans.len(),
+        mid_load: at.idle < load.sessions,
     });
     (restarted, outcome)
 }
