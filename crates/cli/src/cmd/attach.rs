@@ -4,8 +4,9 @@
 //! as a local run answers them: `once` with `--yes`; with `--format json` each ask and reply is
 //! a JSON line, and with `--answers stdin` the reply lines read from stdin go to the server's
 //! reply routes (`POST /permission/:id/reply`, `POST /question/:id/reply`, `…/reject`);
-//! otherwise asks are refused (no one can be asked through the stream). Only the session's own
-//! events are followed, so a subagent's asks are not seen here. The server is reached through
+//! otherwise asks are refused (no one can be asked through the stream). The session's events
+//! are followed with those of the subagent sessions it starts, so, as in a local run, a
+//! subagent's parts are shown and its asks answered. The server is reached through
 //! the TUI's [`HttpClient`]; credentials come from the environment, read as the server reads
 //! them ([`ServerCredentials`]: `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`, and
 //! the matching `…_USERNAME`).
@@ -115,7 +116,7 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
                         return Err("the server closed the event stream".into());
                     }
                 };
-                match handle(&mut asks, &mut output, event).await {
+                match handle(&mut asks, &mut output, event, &session_id).await {
                     Step::Go => {}
                     Step::Failed => failed = true,
                     Step::Idle => break,
@@ -174,7 +175,10 @@ enum Step {
     Idle,
 }
 
-async fn handle(asks: &mut Asks<'_>, output: &mut Output, event: ServerEvent) -> Step {
+/// Shows or answers one event of the run's session or of a subagent's; only the run's own
+/// session ends the run (idle) or fails it (an error).
+async fn handle(asks: &mut Asks<'_>, output: &mut Output, event: ServerEvent, root: &str) -> Step {
+    let own = event.session_id() == Some(root);
     match event {
         ServerEvent::PartUpdated {
             session_id,
@@ -213,7 +217,9 @@ async fn handle(asks: &mut Asks<'_>, output: &mut Output, event: ServerEvent) ->
                 created_ms: strata_agent::store::now_ms(),
             };
             output.show(&LoopEvent::Stored(stored));
-            return Step::Failed;
+            if own {
+                return Step::Failed;
+            }
         }
         ServerEvent::PermissionAsked(_)
         | ServerEvent::PermissionReplied { .. }
@@ -223,7 +229,7 @@ async fn handle(asks: &mut Asks<'_>, output: &mut Output, event: ServerEvent) ->
         ServerEvent::SessionStatus {
             status: SessionStatus::Idle,
             ..
-        } => return Step::Idle,
+        } if own => return Step::Idle,
         _ => {}
     }
     Step::Go

@@ -2,7 +2,8 @@
 //! that needs a permission is refused without `--yes` (and the run fails) and allowed with it,
 //! and the server's password is read from the environment. With `--format json --answers
 //! stdin`, over real pipes: the asks are JSON lines and the replies on stdin reach the server
-//! (an approved call, a question answered, garbage, a rejection with a message, stdin closed).
+//! (an approved call, a question answered, garbage, a rejection with a message, stdin closed,
+//! a subagent's ask).
 
 use strata_testkit::model_server::{ModelServer, Turn};
 
@@ -240,5 +241,58 @@ fn answers_need_the_json_format_when_attached_too() {
     assert!(
         run.stderr.contains("--answers stdin needs --format json"),
         "{run:#?}"
+    );
+}
+
+#[test]
+fn a_subagent_s_ask_reaches_the_attached_run_and_its_reply_lets_the_child_finish() {
+    let p = Project::new();
+    p.file("notes.txt", "hello\n");
+    // Only the child asks: the parent's task call needs no permission.
+    p.file("strata.json", r#"{"permission": {"glob": "ask"}}"#);
+    let task = json!({"description": "Look around", "prompt": "CHILD-A: list the text files",
+                      "subagent_type": "explore"});
+    let model = ModelServer::start(vec![
+        Turn::tool_call("c1", "task", &task.to_string()),
+        Turn::text("parent done"),
+    ]);
+    model.route(
+        "CHILD-A",
+        vec![
+            Turn::tool_call("g1", "glob", r#"{"pattern":"*.txt"}"#),
+            Turn::text("child found notes.txt"),
+        ],
+    );
+    let s = serve(&p, &model, &[]);
+    let mut b = bridge(&p, &s.url, "delegate this");
+    let asked = b.until("permission.asked");
+    let props = &asked["properties"];
+    assert_eq!(props["permission"], "glob", "{asked:#}");
+    let child = props["sessionID"].as_str().unwrap().to_string();
+    let id = props["id"].as_str().unwrap().to_string();
+    b.send(&json!({"permission": id, "reply": "once"}).to_string());
+    let (run, lines) = b.finish();
+    run.expect_code(0);
+    assert_eq!(run.stderr, "");
+    let glob = lines
+        .iter()
+        .find(|e| e["type"] == "tool_use" && e["part"]["tool"] == "glob")
+        .expect("the child's glob is shown");
+    assert_eq!(glob["sessionID"], child.as_str());
+    assert_eq!(glob["part"]["state"]["status"], "completed");
+    let parent = lines[0]["sessionID"].as_str().unwrap();
+    assert_ne!(parent, child);
+    let task_use = lines
+        .iter()
+        .find(|e| e["type"] == "tool_use" && e["part"]["tool"] == "task")
+        .expect("the task call");
+    assert_eq!(task_use["sessionID"], parent);
+    let output = task_use["part"]["state"]["output"].as_str().unwrap();
+    assert!(output.contains("child found notes.txt"), "{output}");
+    let last = lines.last().unwrap();
+    assert_eq!(
+        (last["type"].as_str(), last["sessionID"].as_str()),
+        (Some("step_finish"), Some(parent)),
+        "the run ends with the parent's turn, not the child's"
     );
 }

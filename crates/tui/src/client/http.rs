@@ -17,8 +17,9 @@ use strata_protocol::wire::{
 };
 use tokio::sync::mpsc;
 
+use super::feed::Feed;
 use super::{Client, ClientError, ClientEvent, PAGE, Prompt, Result, read};
-use crate::event::{Envelope, decode};
+use crate::event::decode;
 use crate::model::{Bootstrap, OlderPage, PermissionReply, Snapshot};
 use read::parse;
 
@@ -191,35 +192,17 @@ impl HttpClient {
             .map(drop)
     }
 
-    /// The project's stream (`/event`) with only `session_id`'s events; it reconnects like
-    /// [`Client::events`] and ends when the receiver is dropped.
+    /// The project's stream (`/event`) with only the events of `session_id` and of the
+    /// subagent sessions started under it; it reconnects like [`Client::events`] and ends when
+    /// the receiver is dropped.
     pub fn session_events(&self, session_id: &str) -> mpsc::Receiver<ClientEvent> {
-        self.stream(Feed {
-            path: "/event",
-            session: Some(session_id.to_string()),
-        })
+        self.stream(Feed::family("/event", session_id))
     }
 
     fn stream(&self, feed: Feed) -> mpsc::Receiver<ClientEvent> {
         let (tx, rx) = mpsc::channel(1024);
         tokio::spawn(stream_events(self.clone(), feed, tx));
         rx
-    }
-}
-
-/// Which stream to read, and whose events to pass on.
-#[derive(Debug, Clone)]
-struct Feed {
-    path: &'static str,
-    /// Only this session's events; every event when `None`.
-    session: Option<String>,
-}
-
-impl Feed {
-    fn wants(&self, envelope: &Envelope) -> bool {
-        self.session
-            .as_deref()
-            .is_none_or(|id| envelope.event.session_id() == Some(id))
     }
 }
 
@@ -363,19 +346,16 @@ impl Client for HttpClient {
     }
 
     fn events(&self) -> mpsc::Receiver<ClientEvent> {
-        self.stream(Feed {
-            path: "/global/event",
-            session: None,
-        })
+        self.stream(Feed::all("/global/event"))
     }
 }
 
 /// Reads the stream until the receiver goes away, reconnecting after every drop.
-async fn stream_events(client: HttpClient, feed: Feed, tx: mpsc::Sender<ClientEvent>) {
+async fn stream_events(client: HttpClient, mut feed: Feed, tx: mpsc::Sender<ClientEvent>) {
     let mut cursor: Option<String> = None;
     let mut attempt = 0u32;
     loop {
-        let error = match read_stream(&client, &feed, &tx, &mut cursor, &mut attempt).await {
+        let error = match read_stream(&client, &mut feed, &tx, &mut cursor, &mut attempt).await {
             Ok(()) => "the server closed the event stream".to_string(),
             Err(e) => e,
         };
@@ -393,7 +373,7 @@ async fn stream_events(client: HttpClient, feed: Feed, tx: mpsc::Sender<ClientEv
 
 async fn read_stream(
     client: &HttpClient,
-    feed: &Feed,
+    feed: &mut Feed,
     tx: &mpsc::Sender<ClientEvent>,
     cursor: &mut Option<String>,
     attempt: &mut u32,

@@ -4,6 +4,7 @@
 //! speaking the same API) here, and the in-process one (channels to an embedded server core)
 //! above this floor, in the command line crate. Both deliver the same [`ClientEvent`]s.
 
+mod feed;
 mod http;
 pub mod read;
 
