@@ -149,6 +149,12 @@ impl Local {
         turn.finished().await.map(drop)
     }
 
+    /// Ends the session for this front-end: its `SessionEnd` hooks run with `reason` if it
+    /// was prompted here and has not ended yet (see [`ServerCore::end_session`]).
+    pub async fn end_session(&self, id: &str, reason: &str) {
+        self.core.end_session(id, reason).await;
+    }
+
     /// Cancels the session's running turn; `false` when nothing was running.
     pub fn abort(&self, id: &str) -> Result<bool, CoreError> {
         self.core.session(id)?;

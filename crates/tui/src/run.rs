@@ -391,6 +391,7 @@ async fn execute(
             done(client.summarize(&session_id, body).await)?;
             Ok(Some(Reply::Notice("Session compacted".into())))
         }
+        Action::End(session_id) => done(client.end(&session_id, "clear").await),
         Action::Export | Action::Quit => Ok(None),
     }
 }

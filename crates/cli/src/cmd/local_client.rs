@@ -109,6 +109,11 @@ impl Client for LocalClient {
             .map_err(failed(format!("compacting session {session_id}")))
     }
 
+    async fn end(&self, session_id: &str, reason: &str) -> Result<()> {
+        self.local.end_session(session_id, reason).await;
+        Ok(())
+    }
+
     async fn abort(&self, session_id: &str) -> Result<()> {
         self.local
             .abort(session_id)

@@ -4,7 +4,7 @@
 //! its session is left running, and the terminal was given back. `strata --worktree NAME`
 //! works in a worktree of its own on `strata/NAME`, `/compact` runs the `PreCompact` hooks
 //! with `trigger: "manual"`, and quitting ends the session with the `SessionEnd` hooks
-//! (`reason: "prompt_input_exit"`).
+//! (`reason: "prompt_input_exit"`); `/new` ends the open session first (`reason: "clear"`).
 
 use std::io::Write;
 use std::path::Path;
@@ -294,5 +294,48 @@ fn strata_with_worktree_works_on_its_own_branch_compacts_and_quitting_ends_the_s
         show.stdout.contains("PreCompact") && show.stdout.contains("SessionEnd"),
         "{}",
         show.stdout
+    );
+}
+
+#[test]
+fn new_ends_the_open_session_with_clear_and_quitting_ends_the_next_one() {
+    strata_testkit::require_external!("script", "apt-get install bsdutils (util-linux)");
+    let p = Project::new();
+    // One JSON object a line, one line per SessionEnd run.
+    let ended = p.home.join("session-end.jsonl");
+    let append = format!("cat >> '{0}'; echo >> '{0}'", ended.display());
+    let config = json!({
+        "model": MODEL,
+        "hooks": {"SessionEnd": [{"hooks": [{"command": append}]}]},
+    });
+    std::fs::write(p.config.join("strata.json"), config.to_string()).unwrap();
+    let model = ModelServer::start(vec![
+        Turn::text("First answer."),
+        Turn::text("Second answer."),
+    ]);
+    let mut ui = Ui::start(&p, &model);
+    ui.wait_for("Ask anything");
+    ui.press(b"first\r");
+    ui.wait_for("First answer.");
+    ui.press(b"/new\r");
+    ui.wait_for("New session");
+    let lines = || -> Vec<Value> {
+        let text = std::fs::read_to_string(&ended).unwrap_or_default();
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let cleared = poll(WAIT, || lines().first().cloned());
+    let cleared = cleared.expect("the SessionEnd hook ran on /new");
+    assert_eq!(cleared["reason"], "clear");
+    ui.press(b"second\r");
+    ui.wait_for("Second answer.");
+    quit(&mut ui);
+    let all = lines();
+    assert_eq!(all.len(), 2, "once each: {all:#?}");
+    assert_eq!(all[1]["reason"], "prompt_input_exit");
+    assert_ne!(
+        all[0]["session_id"], all[1]["session_id"],
+        "the first session ended on /new, the second on quitting"
     );
 }

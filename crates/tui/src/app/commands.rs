@@ -98,11 +98,12 @@ impl App {
 }
 
 fn new(app: &mut App, _: &str) -> Vec<Action> {
+    let left = app.state.session_id().map(|id| Action::End(id.to_string()));
     app.state.close();
     app.state.error = None;
     app.viewport.scroll = 0;
     app.status.notice = Some("New session: it starts with your next prompt".into());
-    vec![]
+    left.into_iter().collect()
 }
 
 fn tools(app: &mut App, _: &str) -> Vec<Action> {

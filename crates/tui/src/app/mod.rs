@@ -73,6 +73,9 @@ pub enum Action {
     Export,
     /// Fetch the session's tool counts, loaded and deferred.
     Tools(String),
+    /// The user left the session for a new one (`/new`): it ends, with Claude Code's
+    /// `SessionEnd` reason `clear`.
+    End(String),
     Quit,
 }
 

@@ -112,6 +112,12 @@ pub trait Client: Send + Sync + std::fmt::Debug {
     async fn unrevert(&self, session_id: &str) -> Result<()>;
     /// The session's tools as its next step sees them: loaded, deferred, and their counts.
     async fn tools(&self, session_id: &str) -> Result<SessionTools>;
+    /// The user left the session (`reason` is Claude Code's `SessionEnd` reason): its
+    /// `SessionEnd` hooks run. Over HTTP there is no route for it and nothing is sent: a server
+    /// ends its sessions when it deletes them or shuts down.
+    async fn end(&self, _session_id: &str, _reason: &str) -> Result<()> {
+        Ok(())
+    }
     /// Opens the event stream. It reconnects by itself and ends when the receiver is dropped.
     fn events(&self) -> mpsc::Receiver<ClientEvent>;
 }

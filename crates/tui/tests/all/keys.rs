@@ -279,8 +279,13 @@ fn slash_commands() {
     assert_eq!(app.dialogs.overlay, None);
     command(&mut app, "/nope");
     assert!(app.status.notice.as_deref().unwrap().contains("/help"));
-    assert!(command(&mut app, "/new").is_empty());
+    assert_eq!(
+        command(&mut app, "/new"),
+        vec![Action::End(SID.into())],
+        "the session left behind ends"
+    );
     assert!(app.state.session.is_none());
+    assert!(command(&mut app, "/new").is_empty(), "no session to end");
     assert!(
         command(&mut app, "/tools").is_empty(),
         "no session to count"
