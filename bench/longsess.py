@@ -12,7 +12,10 @@ times each (default 5), and prints medians:
       message on screen, and peak RSS once the screen is still;
   (c) `strata run --session ID "next"` against a scripted OpenAI-compatible model: process
       start -> the first model request arriving, and peak RSS (`/usr/bin/time -v`).
-PARTS=get,tui,run picks some.
+  (d) `strata acp`: `session/load` of the session (the editor's replay): request -> answer
+      after every update, the updates' count and bytes, and peak RSS (`/usr/bin/time -v`);
+  (e) GET /session/:id/tools against a fresh `strata serve`: request time and peak RSS.
+PARTS=get,tui,run,acp,tools picks some (default: all).
 """
 import json, os, pty, re, signal, statistics, struct, subprocess, sys, termios, threading, time
 import fcntl, shutil
@@ -195,9 +198,67 @@ def run(root, env):
           f"{runs[-1][3]} messages, {runs[-1][2] / 1e6:.2f} MB")
 
 
+def acp_once(root, env):
+    p = subprocess.Popen(["/usr/bin/time", "-v", BIN, "acp"], cwd=root, env=env, text=True,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def call(id, method, params):
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+        updates = size = 0
+        for line in p.stdout:
+            msg = json.loads(line)
+            if msg.get("id") == id:
+                if "error" in msg:
+                    raise SystemExit(f"{method} failed: {msg['error']}")
+                return updates, size
+            if msg.get("method") == "session/update":
+                updates, size = updates + 1, size + len(line)
+        raise SystemExit(f"strata acp ended before answering {method}")
+
+    call(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    t0 = time.perf_counter()
+    updates, size = call(2, "session/load", {"sessionId": SID, "cwd": root, "mcpServers": []})
+    took = time.perf_counter() - t0
+    p.stdin.close()
+    err = p.stderr.read()
+    p.wait(timeout=60)
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1))
+    return took, updates, size, rss
+
+
+def acp(root, env):
+    runs = [acp_once(root, env) for _ in range(RUNS)]
+    print(f"acp session/load: {runs[0][1]} updates, {runs[0][2] / 1e6:.1f} MB; request -> answer "
+          f"median {statistics.median(r[0] for r in runs) * 1000:.0f} ms (min "
+          f"{min(r[0] for r in runs) * 1000:.0f}); peak RSS median "
+          f"{mib(statistics.median(r[3] for r in runs))}")
+
+
+def tools_once(root, env):
+    p = subprocess.Popen([BIN, "serve", "--port", "0", "--dir", root], cwd=root, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = p.stdout.readline().strip().rsplit(" ", 1)[-1]
+        t0 = time.perf_counter()
+        with urllib.request.urlopen(f"{url}/session/{SID}/tools", timeout=120) as r:
+            loaded = json.loads(r.read())["loaded"]
+        return time.perf_counter() - t0, status(p.pid, "VmHWM"), loaded
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=30)
+
+
+def tools(root, env):
+    runs = [tools_once(root, env) for _ in range(RUNS)]
+    print(f"GET /session/:id/tools ({runs[0][2]} loaded): request median "
+          f"{statistics.median(r[0] for r in runs) * 1000:.0f} ms; server peak RSS median "
+          f"{mib(statistics.median(r[1] for r in runs))}")
+
+
 if __name__ == "__main__":
     root, env = project(start_model())
-    which = (os.environ.get("PARTS") or "get,tui,run").split(",")
-    for name, fn in (("get", get), ("tui", tui), ("run", run)):
+    which = (os.environ.get("PARTS") or "get,tui,run,acp,tools").split(",")
+    for name, fn in (("get", get), ("tui", tui), ("run", run), ("acp", acp), ("tools", tools)):
         if name in which:
             fn(root, env)

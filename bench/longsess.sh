@@ -7,13 +7,15 @@
 #   (b) `strata --session ID` (the TUI) in a pseudo-terminal: start -> the session on screen,
 #       peak RSS;
 #   (c) `strata run --session ID "next"` against a scripted model on 127.0.0.1: start -> the
-#       first model request, peak RSS.
+#       first model request, peak RSS;
+#   (d) `strata acp`, `session/load` (the editor's replay): request -> answer, peak RSS;
+#   (e) GET /session/:id/tools: request time, the server's peak RSS.
 # The driver is bench/longsess.py (python3, standard library only; `/usr/bin/time` for RSS).
 #
 #   bench/longsess.sh
 #   SKIP_BUILD=1 bench/longsess.sh              reuse the release builds
 # Environment: MESSAGES (20000), TOKENS (1000000), COMPACT_EVERY (150000, 0: never),
-# RUNS (5), LIMIT (100), PARTS (get,tui,run), KEEP=1 keeps the work folder.
+# RUNS (5), LIMIT (100), PARTS (get,tui,run,acp,tools), KEEP=1 keeps the work folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"

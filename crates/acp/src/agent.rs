@@ -196,13 +196,7 @@ async fn load_session(
     bind_editor_fs(acp, cx, &sid, info.directory.as_ref()).await?;
     let entry = acp.core.session_instance(&sid).await.map_err(rpc_error)?;
     connect_mcp(&entry, &req.mcp_servers).await;
-    let messages = acp.core.messages(&sid, None).map_err(rpc_error)?;
-    let todos = acp.core.todos(&sid).map_err(rpc_error)?;
-    let registry = &entry.services.registry;
-    let effects = |id: &str| crate::tool_call::declared_in(registry, id);
-    for update in updates::replay(&messages, &todos, &entry.directory, &effects) {
-        send(cx, &sid, update);
-    }
+    replay(acp, cx, &sid, &entry).await?;
     let session = acp.session(&sid)?;
     let modes = modes::state(&entry.services.agents, &session.mode);
     let options = models::options(&entry, session.model.as_deref());
@@ -210,6 +204,32 @@ async fn load_session(
         .modes(modes)
         .config_options(options);
     Ok((answer, entry, sid))
+}
+
+/// Sends the stored history of `sid` to the editor as updates, a chunk of messages at a
+/// time, so a long session is never read whole; the todo list comes last.
+async fn replay(
+    acp: &Acp,
+    cx: &ConnectionTo<Client>,
+    sid: &str,
+    entry: &InstanceEntry,
+) -> Result<(), Error> {
+    let registry = &entry.services.registry;
+    let effects = |id: &str| crate::tool_call::declared_in(registry, id);
+    let mut reader = acp.core.message_reader(sid).map_err(rpc_error)?;
+    let mut replay = updates::Replay::new(&entry.directory);
+    while let Some(chunk) = reader.next_chunk().map_err(rpc_error)? {
+        for update in replay.messages(&chunk, &effects) {
+            send(cx, sid, update);
+        }
+        // The writer gets its turn between chunks, so sent updates do not pile up.
+        tokio::task::yield_now().await;
+    }
+    let todos = acp.core.todos(sid).map_err(rpc_error)?;
+    if let Some(plan) = updates::Replay::end(&todos) {
+        send(cx, sid, plan);
+    }
+    Ok(())
 }
 
 /// When the editor offers its file system, binds session `sid` to an instance of its own

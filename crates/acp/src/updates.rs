@@ -1,7 +1,7 @@
 //! Server events as ACP session updates. A [`Translator`] follows one session's events: text
 //! and reasoning go out as chunks (the live deltas, then whatever the stored part adds to
 //! them), a tool part as `tool_call` the first time and `tool_call_update` after, the todo list
-//! as a plan. [`replay`] turns a stored history into the same updates for `session/load`.
+//! as a plan. [`Replay`] turns a stored history into the same updates for `session/load`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -111,33 +111,51 @@ pub(crate) fn plan(todos: &[Todo]) -> SessionUpdate {
     SessionUpdate::Plan(Plan::new(entries))
 }
 
-/// A stored conversation as the updates that would have shown it: the user's text as user
-/// chunks, then what the assistant said, thought and called, then the todo list.
-pub(crate) fn replay(
-    messages: &[MessageEntry],
-    todos: &[Todo],
-    dir: impl Into<PathBuf>,
-    effects: EffectsOf,
-) -> Vec<SessionUpdate> {
-    let mut t = Translator::new(dir);
-    let mut out = Vec::new();
-    for m in messages {
-        for part in &m.parts {
-            if m.info.role == Role::User {
-                if let Some(PartData::Text(text)) = part.typed()
-                    && !text.text.is_empty()
-                {
-                    out.push(SessionUpdate::UserMessageChunk(chunk(&text.text)));
-                }
-                continue;
-            }
-            out.extend(t.part(part, effects));
+/// A stored conversation as the updates that would have shown it, read a chunk of messages at
+/// a time so a long session is never held whole: the user's text as user chunks, then what
+/// the assistant said, thought and called; the todo list last ([`Replay::end`]).
+#[derive(Debug)]
+pub(crate) struct Replay {
+    t: Translator,
+}
+
+impl Replay {
+    pub(crate) fn new(dir: impl Into<PathBuf>) -> Self {
+        Replay {
+            t: Translator::new(dir),
         }
     }
-    if !todos.is_empty() {
-        out.push(plan(todos));
+
+    /// The updates of the next messages of the history, in order.
+    pub(crate) fn messages(
+        &mut self,
+        messages: &[MessageEntry],
+        effects: EffectsOf,
+    ) -> Vec<SessionUpdate> {
+        let mut out = Vec::new();
+        for m in messages {
+            for part in &m.parts {
+                if m.info.role == Role::User {
+                    if let Some(PartData::Text(text)) = part.typed()
+                        && !text.text.is_empty()
+                    {
+                        out.push(SessionUpdate::UserMessageChunk(chunk(&text.text)));
+                    }
+                    continue;
+                }
+                out.extend(self.t.part(part, effects));
+            }
+        }
+        // A stored part shows once in a history: what was sent of it need not be kept.
+        self.t.sent.clear();
+        self.t.calls.clear();
+        out
     }
-    out
+
+    /// The todo list's plan, when it has items.
+    pub(crate) fn end(todos: &[Todo]) -> Option<SessionUpdate> {
+        (!todos.is_empty()).then(|| plan(todos))
+    }
 }
 
 #[cfg(test)]
@@ -244,7 +262,7 @@ mod tests {
                 .unwrap(),
             parts,
         };
-        let history = vec![
+        let history = [
             msg("user", vec![view("p1", "text", json!({"text": "hi"}))]),
             msg(
                 "assistant",
@@ -255,7 +273,10 @@ mod tests {
                 )],
             ),
         ];
-        let out = replay(&history, &[], "/p", &none);
+        let mut replay = Replay::new("/p");
+        let mut out = replay.messages(&history[..1], &none);
+        out.extend(replay.messages(&history[1..], &none));
+        assert!(Replay::end(&[]).is_none(), "no todos, no plan");
         assert!(matches!(out[0], SessionUpdate::UserMessageChunk(_)));
         assert_eq!(texts(&out), [r#""hi""#, r#""hello""#]);
     }

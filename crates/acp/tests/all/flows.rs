@@ -1,7 +1,8 @@
 //! The four flows an editor depends on: a turn with a read, an edit (its diff arrives) and a
-//! bash call that asks; cancelling mid-turn, with an ask pending; loading a stored session;
-//! switching to plan mode. Then the rest an editor shows: the MCP servers it passes, thoughts
-//! and plans, a subagent's ask, and the skills and MCP prompts offered as commands.
+//! bash call that asks; cancelling mid-turn, with an ask pending; loading a stored session
+//! (one longer than a chunk comes whole and in order); switching to plan mode. Then the rest
+//! an editor shows: the MCP servers it passes, thoughts and plans, a subagent's ask, and the
+//! skills and MCP prompts offered as commands.
 
 use agent_client_protocol::Agent;
 use agent_client_protocol::v1::ConnectionTo;
@@ -10,6 +11,8 @@ use agent_client_protocol::v1::schema::{
     PromptRequest, PromptResponse, SessionId, SetSessionModeRequest, StopReason,
 };
 use serde_json::{Value, json};
+use strata_agent::store::Role;
+use strata_protocol::wire::Todo;
 use strata_testkit::model_server::Turn;
 use strata_testkit::poll_with_timeout;
 
@@ -433,4 +436,56 @@ async fn a_project_skill_is_a_command_and_a_slash_names_it_to_the_model() {
         sent.contains("Use the skill `release` for this: the 1.2 branch"),
         "{sent}"
     );
+}
+
+#[tokio::test]
+async fn a_session_longer_than_a_chunk_replays_whole_and_in_order_then_its_plan() {
+    let p = project(vec![], json!({}), &[]).await;
+    let store = p.core.store();
+    let sid = store.create_session(&p.dir, None).unwrap().id;
+    // 250 exchanges: 500 messages, read in chunks of 200.
+    for i in 0..250 {
+        let user = store
+            .append_message(&sid, Role::User, json!({"agent": "build"}))
+            .unwrap();
+        let question = json!({"text": format!("q{i}")});
+        store
+            .upsert_part(&sid, &user.id, None, "text", question)
+            .unwrap();
+        let answer = json!({"agent": "build", "providerID": "openai", "modelID": "m"});
+        let reply = store.append_message(&sid, Role::Assistant, answer).unwrap();
+        let text = json!({"text": format!("a{i}"), "time": {"start": 1, "end": 2}});
+        store
+            .upsert_part(&sid, &reply.id, None, "text", text)
+            .unwrap();
+    }
+    store
+        .replace_todos(&sid, &[Todo::new("ship it", "pending", "high")])
+        .unwrap();
+
+    let log = Log::default();
+    let dir = p.dir.clone();
+    with_client(&p.core, None, log.clone(), async move |cx| {
+        cx.send_request(LoadSessionRequest::new(sid, dir))
+            .block_task()
+            .await
+            .unwrap()
+    })
+    .await;
+    let updates = log.updates();
+    let replayed: Vec<String> = updates
+        .iter()
+        .filter_map(|u| match u["sessionUpdate"].as_str()? {
+            "user_message_chunk" | "agent_message_chunk" => {
+                Some(u["content"]["text"].as_str()?.to_string())
+            }
+            "plan" => Some(format!("plan: {}", u["entries"][0]["content"].as_str()?)),
+            _ => None,
+        })
+        .collect();
+    let mut expected: Vec<String> = (0..250)
+        .flat_map(|i| [format!("q{i}"), format!("a{i}")])
+        .collect();
+    expected.push("plan: ship it".into());
+    assert_eq!(replayed, expected);
 }

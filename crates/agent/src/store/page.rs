@@ -1,8 +1,8 @@
 //! Windows of a session's message list, so that a long session is never read whole when only
 //! a part of it is wanted: the newest messages before a cursor (a client's page), a run of
-//! messages after one (a streamed list), one message, and the messages a request's
-//! conversation starts from (compactions) and the tool results that loaded tools. Every
-//! window keeps the list's order, `created_ms` then `id`.
+//! messages after one (a streamed list), one message, the newest message of a role, and the
+//! messages a request's conversation starts from (compactions) and the tool results that
+//! loaded tools. Every window keeps the list's order, `created_ms` then `id`.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -295,6 +295,31 @@ impl Store {
                 |r| r.get(0),
             )
             .op(self.path(), "looking for messages")
+    }
+
+    /// The session's newest message of `role`, without its parts; `None` when it has none.
+    /// Read backwards along the session's index, so it costs the same at any length.
+    pub fn last_message(
+        &self,
+        session_id: &str,
+        role: Role,
+    ) -> Result<Option<Message>, StoreError> {
+        let path = self.path();
+        let conn = self.conn();
+        load_session(&conn, path, session_id)?;
+        let raw = query(
+            &conn,
+            path,
+            &format!(
+                "SELECT {COLUMNS} FROM messages WHERE session_id = ?1 AND role = ?2
+                 ORDER BY created_ms DESC, id DESC LIMIT 1"
+            ),
+            params![session_id, role.as_str()],
+        )?;
+        raw.into_iter()
+            .next()
+            .map(|r| message_of(path, r))
+            .transpose()
     }
 
     /// The session's assistant messages that hold a `compaction` part, newest first, without

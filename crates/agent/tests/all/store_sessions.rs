@@ -351,3 +351,36 @@ fn an_unopenable_path_names_the_path() {
         "{err}"
     );
 }
+
+#[test]
+fn the_newest_message_of_a_role_is_read_without_its_parts() {
+    let (_dir, store) = store();
+    let s = store.create_session(Path::new("/p"), None).unwrap();
+    assert_eq!(store.last_message(&s.id, Role::User).unwrap(), None);
+    let mut users = Vec::new();
+    for i in 0..3 {
+        let user = store
+            .append_message(&s.id, Role::User, json!({"agent": format!("a{i}")}))
+            .unwrap();
+        store
+            .upsert_part(&s.id, &user.id, None, "text", json!({"text": "q"}))
+            .unwrap();
+        store
+            .append_message(&s.id, Role::Assistant, json!({"agent": "x"}))
+            .unwrap();
+        users.push(user.id);
+    }
+    let last = store.last_message(&s.id, Role::User).unwrap().unwrap();
+    assert_eq!(
+        (last.id.as_str(), &last.data["agent"]),
+        (users[2].as_str(), &json!("a2"))
+    );
+    assert_eq!(last.role, Role::User);
+    let answer = store.last_message(&s.id, Role::Assistant).unwrap().unwrap();
+    assert_eq!(answer.role, Role::Assistant);
+    assert!(answer.id > last.id, "the answer came after the last prompt");
+    assert!(matches!(
+        store.last_message("ses_nope", Role::User),
+        Err(StoreError::NotFound { .. })
+    ));
+}

@@ -20,18 +20,18 @@ impl ServerCore {
         instructions: String,
     ) -> Result<TurnHandle, CoreError> {
         self.session_row(session_id)?;
-        let messages = self.store().messages(session_id)?;
-        if messages.is_empty() {
+        // Only the last prompt is read, whatever the session's length.
+        let Some(last_prompt) = self.store().last_message(session_id, Role::User)? else {
             return Err(CoreError::BadRequest(format!(
                 "session {session_id} has no messages to summarize yet; send a prompt first"
             )));
-        }
+        };
         // The agent of the last prompt, as opencode does.
-        let agent = messages
-            .iter()
-            .rev()
-            .find(|(m, _)| m.role == Role::User)
-            .and_then(|(m, _)| m.data.get("agent")?.as_str().map(str::to_string))
+        let agent = last_prompt
+            .data
+            .get("agent")
+            .and_then(|a| a.as_str())
+            .map(str::to_string)
             .filter(|a| !a.is_empty());
         let (runner, directory) = self.runner_for(session_id, agent, model).await?;
         let slot = self.inner.turns.slot(session_id);

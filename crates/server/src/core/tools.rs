@@ -3,6 +3,7 @@
 //! (the configured model when it has none).
 
 use strata_agent::session::deferred::layout_for;
+use strata_agent::store::Role;
 use strata_protocol::wire::{SessionTool, SessionTools};
 use strata_registry::ToolState;
 
@@ -14,7 +15,10 @@ impl ServerCore {
         let row = self.session_row(id)?;
         let entry = self.instance(&row.directory).await?;
         let services = &entry.services;
-        let model = last_model(&self.store().messages(id)?)
+        let last_prompt = self.store().last_message(id, Role::User)?;
+        let model = last_prompt
+            .as_ref()
+            .and_then(prompt_model)
             .or_else(|| services.config.model.clone())
             .unwrap_or_default();
         let agent = services
@@ -45,14 +49,11 @@ impl ServerCore {
     }
 }
 
-/// `provider/model` of the last user message that names one.
-fn last_model(
-    messages: &[(strata_agent::store::Message, Vec<strata_agent::store::Part>)],
-) -> Option<String> {
-    messages.iter().rev().find_map(|(m, _)| {
-        let model = m.data.get("model")?;
-        let provider = model.get("providerID")?.as_str()?;
-        let id = model.get("modelID")?.as_str()?;
-        Some(format!("{provider}/{id}"))
-    })
+/// The model a prompt was sent to, as `provider/model`; `None` for prompts stored before
+/// it was recorded.
+fn prompt_model(prompt: &strata_agent::store::Message) -> Option<String> {
+    let model = prompt.data.get("model")?;
+    let provider = model.get("providerID")?.as_str()?;
+    let id = model.get("modelID")?.as_str()?;
+    Some(format!("{provider}/{id}"))
 }
