@@ -5,6 +5,11 @@
 //! Lines are read as bytes and decoded lossily: a byte that is not UTF-8 makes its line a
 //! malformed message the agent answers with an error, instead of a read error that would
 //! stop the connection (the SDK's own byte transport) while the editor waits for an answer.
+//!
+//! Lines are written by a task of their own: it takes every line queued since its last write
+//! and writes them at once, so a burst (a long session's replay, a fast stream of chunks)
+//! costs one write and one flush per batch instead of per line, and a full queue holds the
+//! agent back instead of growing.
 
 use std::io;
 
@@ -12,6 +17,7 @@ use agent_client_protocol::{ConnectTo, Lines};
 use futures::Stream;
 use strata_server::ServerCore;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
 
 use crate::agent::agent;
 
@@ -30,10 +36,22 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    agent(core)
-        .connect_to(Lines::new(line_sink(output), lossy_lines(input)))
-        .await
+    let (tx, rx) = mpsc::channel(QUEUE);
+    let writer = tokio::spawn(write_lines(output, rx));
+    let served = agent(core)
+        .connect_to(Lines::new(queue_sink(tx), lossy_lines(input)))
+        .await;
+    // The connection dropped its sink: the writer sends what is still queued, then ends.
+    match writer.await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::debug!(error = %e, "the ACP output could not be written"),
+        Err(e) => tracing::warn!(error = %e, "the ACP writer task failed"),
+    }
+    served
 }
+
+/// Lines the writer may hold before the agent waits for it.
+const QUEUE: usize = 256;
 
 /// The input's lines without their `\n` or `\r\n`, decoded lossily; ends at the input's end or
 /// after its first read error.
@@ -65,17 +83,38 @@ fn decode(mut line: Vec<u8>) -> String {
     }
 }
 
-/// Writes each message as one line and flushes it, so the editor sees it at once.
-fn line_sink<W>(output: W) -> impl futures::Sink<String, Error = io::Error> + Send + 'static
-where
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    futures::sink::unfold(output, |mut out, line: String| async move {
-        out.write_all(line.as_bytes()).await?;
-        out.write_all(b"\n").await?;
-        out.flush().await?;
-        Ok::<_, io::Error>(out)
+/// Queues each message for the writer; fails once the writer has stopped (the editor closed
+/// its side).
+fn queue_sink(tx: mpsc::Sender<String>) -> impl futures::Sink<String, Error = io::Error> + Send {
+    futures::sink::unfold(tx, |tx, line: String| async move {
+        tx.send(line).await.map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the editor closed the agent's output",
+            )
+        })?;
+        Ok::<_, io::Error>(tx)
     })
+}
+
+/// Writes the queued messages a line each, every batch at once and then flushed, so the editor
+/// sees each line as soon as it is written; ends when the queue closes and is empty.
+async fn write_lines<W>(mut out: W, mut rx: mpsc::Receiver<String>) -> io::Result<()>
+where
+    W: AsyncWrite + Unpin,
+{
+    let mut lines = Vec::new();
+    let mut buf = Vec::new();
+    while rx.recv_many(&mut lines, QUEUE).await > 0 {
+        buf.clear();
+        for line in lines.drain(..) {
+            buf.extend_from_slice(line.as_bytes());
+            buf.push(b'\n');
+        }
+        out.write_all(&buf).await?;
+        out.flush().await?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -88,5 +127,40 @@ mod tests {
         let input: &[u8] = b"{\"a\":1}\r\nx\xffy\n\nlast";
         let lines: Vec<String> = lossy_lines(input).map(|l| l.unwrap()).collect().await;
         assert_eq!(lines, ["{\"a\":1}", "x\u{fffd}y", "", "last"]);
+    }
+
+    #[tokio::test]
+    async fn queued_lines_are_written_whole_and_in_order_before_the_writer_ends() {
+        use futures::SinkExt;
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let (out, mut read) = tokio::io::duplex(1 << 20);
+        let writer = tokio::spawn(write_lines(out, rx));
+        // Boxed, so that dropping it drops the sender.
+        let mut sink = Box::pin(queue_sink(tx));
+        for i in 0..1000 {
+            sink.send(format!("{{\"n\":{i}}}")).await.unwrap();
+        }
+        drop(sink);
+        writer.await.unwrap().unwrap();
+        let mut text = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut read, &mut text)
+            .await
+            .unwrap();
+        let expected: String = (0..1000).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        assert_eq!(text, expected);
+    }
+
+    #[tokio::test]
+    async fn a_closed_output_fails_the_next_send() {
+        use futures::SinkExt;
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let (out, read) = tokio::io::duplex(64);
+        drop(read);
+        let writer = tokio::spawn(write_lines(out, rx));
+        let mut sink = std::pin::pin!(queue_sink(tx));
+        sink.send("first".into()).await.unwrap();
+        assert!(writer.await.unwrap().is_err(), "the write fails");
+        let refused = sink.send("second".into()).await.unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::BrokenPipe);
     }
 }
