@@ -19,7 +19,7 @@ use strata_protocol::tool::{Failed, Span, ToolPart, ToolState};
 use strata_services::process::{ProcessIdentity, end_orphan_group};
 
 use crate::events::kinds;
-use crate::store::{Message, Role, Store, StoreError, now_ms};
+use crate::store::{Message, Part, Role, Store, StoreError, now_ms};
 
 /// What the model and the user read on a call whose run was killed.
 pub const INTERRUPTED: &str = "The run was interrupted before this call finished (its process \
@@ -137,6 +137,9 @@ fn end_groups_of(
     Ok(ended)
 }
 
+/// Messages read at a time, so a long session is never held whole.
+const CHUNK: usize = 200;
+
 /// Closes what the killed run left open in the session's messages (those created before
 /// `before`, when given): tool parts as interrupted, text and reasoning parts with an end
 /// time, and assistant messages as failed with [`INTERRUPTED_ANSWER`]; each with its event.
@@ -144,27 +147,49 @@ fn end_groups_of(
 fn close_parts(store: &Store, session_id: &str, before: Option<i64>) -> Result<usize, StoreError> {
     let now = now_ms();
     let mut closed = 0;
-    for (message, parts) in store.messages(session_id)? {
-        if before.is_some_and(|b| message.created_ms >= b) {
+    let mut after: Option<String> = None;
+    loop {
+        let chunk = store.messages_after(session_id, after.as_deref(), CHUNK)?;
+        let last = chunk.len() < CHUNK;
+        after = chunk.last().map(|(m, _)| m.id.clone());
+        for (message, parts) in chunk {
+            closed += close_message(store, session_id, &message, parts, before, now)?;
+        }
+        if last {
+            return Ok(closed);
+        }
+    }
+}
+
+/// [`close_parts`] for one message and its parts; returns how many it closed.
+fn close_message(
+    store: &Store,
+    session_id: &str,
+    message: &Message,
+    parts: Vec<Part>,
+    before: Option<i64>,
+    now: i64,
+) -> Result<usize, StoreError> {
+    if before.is_some_and(|b| message.created_ms >= b) {
+        return Ok(0);
+    }
+    let mut closed = 0;
+    for part in parts {
+        let Some(data) = PartData::of(&part).and_then(|d| closed_part(d, now)) else {
             continue;
-        }
-        for part in parts {
-            let Some(data) = PartData::of(&part).and_then(|d| closed_part(d, now)) else {
-                continue;
-            };
-            store.upsert_part_with_event(
-                session_id,
-                &message.id,
-                Some(&part.id),
-                data.kind(),
-                data.to_value(),
-            )?;
-            closed += 1;
-        }
-        if let Some(data) = closed_answer(&message, now) {
-            store.update_message_with_event(session_id, &message.id, data)?;
-            closed += 1;
-        }
+        };
+        store.upsert_part_with_event(
+            session_id,
+            &message.id,
+            Some(&part.id),
+            data.kind(),
+            data.to_value(),
+        )?;
+        closed += 1;
+    }
+    if let Some(data) = closed_answer(message, now) {
+        store.update_message_with_event(session_id, &message.id, data)?;
+        closed += 1;
     }
     Ok(closed)
 }
@@ -362,6 +387,49 @@ mod tests {
         // What had finished is left as it was; a second pass closes nothing.
         assert_eq!(all[1].1[0].data["time"]["end"], 2);
         assert!(all[1].0.data.get("error").is_none());
+        assert_eq!(close_parts(&store, &session, None).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_session_longer_than_a_chunk_is_closed_in_every_chunk() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let session = store
+            .create_session(std::path::Path::new("/p"), None)
+            .unwrap()
+            .id;
+        let answer = serde_json::to_value(AssistantMessage::new(1, "build", "p", "m")).unwrap();
+        let mut finished = answer.clone();
+        finished["time"]["completed"] = 2.into();
+        // Open answers at the start, in the middle chunk and at the very end.
+        let open_at = [0, CHUNK + 10, 2 * CHUNK + 49];
+        let mut opened = Vec::new();
+        for i in 0..=open_at[2] {
+            let data = if open_at.contains(&i) {
+                answer.clone()
+            } else {
+                finished.clone()
+            };
+            let m = store
+                .append_message(&session, Role::Assistant, data)
+                .unwrap();
+            if open_at.contains(&i) {
+                let text = serde_json::json!({"text": "half", "time": {"start": 1}});
+                store
+                    .upsert_part(&session, &m.id, None, "text", text)
+                    .unwrap();
+                opened.push(m.id);
+            }
+        }
+        // Each open answer and its open text part.
+        assert_eq!(close_parts(&store, &session, None).unwrap(), 6);
+        let all = store.messages(&session).unwrap();
+        for (message, parts) in &all {
+            assert!(message.data["time"]["completed"].is_i64(), "{message:?}");
+            let failed = message.data.get("error").is_some();
+            assert_eq!(failed, opened.contains(&message.id), "{message:?}");
+            assert!(parts.iter().all(|p| p.data["time"]["end"].is_i64()));
+        }
         assert_eq!(close_parts(&store, &session, None).unwrap(), 0);
     }
 }
