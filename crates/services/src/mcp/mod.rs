@@ -36,8 +36,8 @@ use crate::process::sandbox::Sandbox;
 pub use call::{McpError, McpOutput};
 pub use connect::ConnectEnv;
 use connect::Connection;
-pub use prompt_text::PromptUsage;
-pub use prompts::{McpPrompt, PromptArg, PromptError};
+pub use prompt_text::{McpPrompt, PromptArg, PromptUsage};
+pub use prompts::PromptError;
 pub use resources::{
     MCP_RESOURCES, McpResource, McpResourceTemplate, ResourceBody, ResourceListing, ResourcePart,
 };

@@ -1,12 +1,51 @@
-//! MCP prompts as the text of a turn, in plain functions: the words after a command split like
-//! a shell would ([`split_words`]), those words filling the prompt's declared arguments
-//! ([`fill`]: in order, or as `name=value`), and the prompt's messages rendered as one user
-//! message ([`render`]).
+//! MCP prompts as the text of a turn, in plain functions over a prompt's declaration
+//! ([`McpPrompt`]): the words after a command split like a shell would ([`split_words`]),
+//! those words filling the prompt's declared arguments ([`fill`]: in order, or as
+//! `name=value`), and the prompt's messages rendered as one user message ([`render`]).
 
 use rmcp::model::{ContentBlock, PromptMessage, ResourceContents, Role};
 use serde_json::{Map, Value};
 
-use super::prompts::McpPrompt;
+/// One argument a prompt declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptArg {
+    pub name: String,
+    pub description: Option<String>,
+    pub required: bool,
+}
+
+/// One prompt a connected server offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpPrompt {
+    pub server: String,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub arguments: Vec<PromptArg>,
+}
+
+impl McpPrompt {
+    /// The command front-ends show it as: `server:prompt`.
+    pub fn command(&self) -> String {
+        format!("{}:{}", self.server, self.name)
+    }
+
+    /// The arguments for a usage line: `city [state]`.
+    pub fn usage(&self) -> String {
+        let args: Vec<String> = self
+            .arguments
+            .iter()
+            .map(|a| {
+                if a.required {
+                    a.name.clone()
+                } else {
+                    format!("[{}]", a.name)
+                }
+            })
+            .collect();
+        args.join(" ")
+    }
+}
 
 /// Why the words after a command do not fit the prompt.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -163,7 +202,6 @@ fn content(block: &ContentBlock) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::prompts::PromptArg;
 
     fn prompt(args: &[(&str, bool)]) -> McpPrompt {
         McpPrompt {

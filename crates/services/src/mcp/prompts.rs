@@ -1,7 +1,8 @@
 //! MCP prompts (issue 23 §2): each connected server's prompts, listed (every page) when it
 //! connects and again when it sends `notifications/prompts/list_changed`, and fetched with
 //! their arguments (`prompts/get`). Front-ends show them as the commands `server:prompt`; the
-//! argument parsing and the rendering of a prompt as a turn's text are in [`super::prompt_text`].
+//! declarations, the argument parsing and the rendering of a prompt as a turn's text are in
+//! [`super::prompt_text`].
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -11,50 +12,9 @@ use rmcp::{Peer, RoleClient};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::prompt_text::{self, PromptUsage};
+use super::prompt_text::{self, McpPrompt, PromptArg, PromptUsage};
 use super::{McpError, State};
 use crate::mcp::Mcp;
-
-/// One argument a prompt declares.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptArg {
-    pub name: String,
-    pub description: Option<String>,
-    pub required: bool,
-}
-
-/// One prompt a connected server offers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct McpPrompt {
-    pub server: String,
-    pub name: String,
-    pub title: Option<String>,
-    pub description: Option<String>,
-    pub arguments: Vec<PromptArg>,
-}
-
-impl McpPrompt {
-    /// The command front-ends show it as: `server:prompt`.
-    pub fn command(&self) -> String {
-        format!("{}:{}", self.server, self.name)
-    }
-
-    /// The arguments for a usage line: `city [state]`.
-    pub fn usage(&self) -> String {
-        let args: Vec<String> = self
-            .arguments
-            .iter()
-            .map(|a| {
-                if a.required {
-                    a.name.clone()
-                } else {
-                    format!("[{}]", a.name)
-                }
-            })
-            .collect();
-        args.join(" ")
-    }
-}
 
 /// Why a prompt could not become a turn's text.
 #[derive(Debug, thiserror::Error)]

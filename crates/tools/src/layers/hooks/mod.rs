@@ -8,10 +8,12 @@
 //! after `deny` rules and before the sandbox's `auto_allow` and any ask
 //! ([`decide`](strata_services::permission::decide)).
 
+mod binding;
 mod layer;
 mod notes;
 mod service;
 
-pub use layer::{HookBinding, HooksLayer};
+pub use binding::HookBinding;
+pub use layer::HooksLayer;
 pub use notes::{Combined, combine, with_notes};
 pub use service::RunHooks;

@@ -6,7 +6,7 @@ use strata_services::hooks::{Decision, HookEvent, HookRun};
 use strata_services::permission::Action;
 use tower_service::Service;
 
-use super::layer::HookBinding;
+use super::binding::HookBinding;
 use super::notes::{combine, with_notes};
 use crate::contract::{Ask, ToolCall, ToolCx, ToolError, ToolResult};
 
