@@ -55,16 +55,8 @@ pub fn agent(core: ServerCore) -> impl ConnectTo<Client> {
                 let acp = b.clone();
                 let conn = cx.clone();
                 cx.spawn(async move {
-                    match new_session(&acp, req, &conn).await {
-                        Ok((answer, entry)) => {
-                            let sid = answer.session_id.0.to_string();
-                            r.respond(answer)?;
-                            acp.editor_knows(&sid);
-                            announce_commands(&conn, &sid, &entry);
-                            Ok(())
-                        }
-                        Err(e) => r.respond_with_error(e),
-                    }
+                    let opened = new_session(&acp, req, &conn).await;
+                    answer_opened(&acp, &conn, r, opened)
                 })
             },
             on_receive_request!(),
@@ -74,15 +66,8 @@ pub fn agent(core: ServerCore) -> impl ConnectTo<Client> {
                 let acp = c.clone();
                 let conn = cx.clone();
                 cx.spawn(async move {
-                    match load_session(&acp, req, &conn).await {
-                        Ok((answer, entry, sid)) => {
-                            r.respond(answer)?;
-                            acp.editor_knows(&sid);
-                            announce_commands(&conn, &sid, &entry);
-                            Ok(())
-                        }
-                        Err(e) => r.respond_with_error(e),
-                    }
+                    let opened = load_session(&acp, req, &conn).await;
+                    answer_opened(&acp, &conn, r, opened)
                 })
             },
             on_receive_request!(),
@@ -118,6 +103,29 @@ pub fn agent(core: ServerCore) -> impl ConnectTo<Client> {
             },
             on_receive_notification!(),
         )
+}
+
+/// A session opened for the editor (new or loaded): the answer, the session's instance and
+/// its id.
+type Opened<T> = Result<(T, Arc<InstanceEntry>, String), Error>;
+
+/// Answers `r` with the opened session; once the editor knows the session, its updates may
+/// flow and its commands are offered.
+fn answer_opened<T: JsonRpcResponse>(
+    acp: &Acp,
+    conn: &ConnectionTo<Client>,
+    r: Responder<T>,
+    opened: Opened<T>,
+) -> Result<(), Error> {
+    match opened {
+        Ok((answer, entry, sid)) => {
+            r.respond(answer)?;
+            acp.editor_knows(&sid);
+            announce_commands(conn, &sid, &entry);
+            Ok(())
+        }
+        Err(e) => r.respond_with_error(e),
+    }
 }
 
 /// Answers `r` with what `work` gives, on a task of the connection.
@@ -159,7 +167,7 @@ async fn new_session(
     acp: &Acp,
     req: NewSessionRequest,
     cx: &ConnectionTo<Client>,
-) -> Result<(NewSessionResponse, Arc<InstanceEntry>), Error> {
+) -> Opened<NewSessionResponse> {
     let body = SessionCreateBody {
         permission: session_rules(),
         ..SessionCreateBody::default()
@@ -179,17 +187,17 @@ async fn new_session(
     connect_mcp(&entry, &req.mcp_servers).await;
     let modes = modes::state(&entry.services.agents, modes::DEFAULT_MODE);
     let options = models::options(&entry, None);
-    let answer = NewSessionResponse::new(info.id)
+    let answer = NewSessionResponse::new(info.id.clone())
         .modes(modes)
         .config_options(options);
-    Ok((answer, entry))
+    Ok((answer, entry, info.id))
 }
 
 async fn load_session(
     acp: &Acp,
     req: LoadSessionRequest,
     cx: &ConnectionTo<Client>,
-) -> Result<(LoadSessionResponse, Arc<InstanceEntry>, String), Error> {
+) -> Opened<LoadSessionResponse> {
     let sid = req.session_id.0.to_string();
     let info = acp.core.session(&sid).map_err(rpc_error)?;
     acp.open(&sid, None);

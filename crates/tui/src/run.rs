@@ -14,7 +14,7 @@ use tokio::time::sleep_until;
 
 use crate::app::{Action, App, Reply, export_markdown};
 use crate::client::{Client, ClientError, ClientEvent, Prompt};
-use crate::model::Snapshot;
+use crate::model::{ModelChoice, Snapshot};
 use crate::state::{MessageView, SessionState};
 use crate::terminal::TerminalGuard;
 use crate::view::{self, ViewState};
@@ -328,11 +328,7 @@ async fn execute(
                 model: model.map(|m| m.label()),
                 variant: None,
             };
-            let run = async {
-                let id = open_session(client, tx, session_id, &agent).await?;
-                client.command(&id, body).await
-            };
-            done(run.await)
+            done(send_command(client, tx, session_id, &agent, body).await)
         }
         Action::Abort(id) => done(client.abort(&id).await),
         Action::ReplyPermission {
@@ -345,17 +341,9 @@ async fn execute(
             answers,
         } => done(client.reply_question(&request_id, answers).await),
         Action::RejectQuestion(id) => done(client.reject_question(&id).await),
-        Action::Open(id) => client
-            .snapshot(&id)
-            .await
-            .map(|s| Some(Reply::Snapshot(Box::new(s))))
-            .map_err(|e| (true, e)),
+        Action::Open(id) => open(client, &id).await,
         Action::LoadOlder { session_id, before } => {
-            let reply = match client.older(&session_id, &before).await {
-                Ok(page) => Reply::Older { session_id, page },
-                Err(e) => Reply::OlderFailed(e.to_string()),
-            };
-            Ok(Some(reply))
+            Ok(Some(older(client, session_id, &before).await))
         }
         Action::ListSessions => client
             .sessions()
@@ -381,19 +369,56 @@ async fn execute(
             session_id,
             instructions,
             model,
-        } => {
-            let body = SummarizeBody {
-                provider_id: model.as_ref().map(|m| m.provider_id.clone()),
-                model_id: model.map(|m| m.model_id),
-                auto: None,
-                instructions: Some(instructions).filter(|i| !i.is_empty()),
-            };
-            done(client.summarize(&session_id, body).await)?;
-            Ok(Some(Reply::Notice("Session compacted".into())))
-        }
+        } => compact(client, &session_id, instructions, model).await,
         Action::End(session_id) => done(client.end(&session_id, "clear").await),
         Action::Export | Action::Quit => Ok(None),
     }
+}
+
+/// Runs a server command, in a new session when none is open.
+async fn send_command(
+    client: &dyn Client,
+    tx: &mpsc::UnboundedSender<Reply>,
+    session_id: Option<String>,
+    agent: &str,
+    body: CommandBody,
+) -> crate::client::Result<()> {
+    let id = open_session(client, tx, session_id, agent).await?;
+    client.command(&id, body).await
+}
+
+/// Fetches session `id` to open it; a failure is a fetch's error.
+async fn open(client: &dyn Client, id: &str) -> Outcome {
+    client
+        .snapshot(id)
+        .await
+        .map(|s| Some(Reply::Snapshot(Box::new(s))))
+        .map_err(|e| (true, e))
+}
+
+/// The page of messages before cursor `before`, or why it could not be fetched.
+async fn older(client: &dyn Client, session_id: String, before: &str) -> Reply {
+    match client.older(&session_id, before).await {
+        Ok(page) => Reply::Older { session_id, page },
+        Err(e) => Reply::OlderFailed(e.to_string()),
+    }
+}
+
+/// Compacts the session now with the user's instructions, then says so.
+async fn compact(
+    client: &dyn Client,
+    session_id: &str,
+    instructions: String,
+    model: Option<ModelChoice>,
+) -> Outcome {
+    let body = SummarizeBody {
+        provider_id: model.as_ref().map(|m| m.provider_id.clone()),
+        model_id: model.map(|m| m.model_id),
+        auto: None,
+        instructions: Some(instructions).filter(|i| !i.is_empty()),
+    };
+    done(client.summarize(session_id, body).await)?;
+    Ok(Some(Reply::Notice("Session compacted".into())))
 }
 
 /// Sends `prompt`, to a new session when none is open; the new session is opened before its
