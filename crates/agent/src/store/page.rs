@@ -304,6 +304,28 @@ impl Store {
         session_id: &str,
         role: Role,
     ) -> Result<Option<Message>, StoreError> {
+        self.last_message_where(session_id, role, "")
+    }
+
+    /// [`last_message`](Self::last_message) among the messages whose data names `key` (a
+    /// prompt that names its `model`; older prompts and the loop's own notes do not). The
+    /// stored JSON is searched for `"key"`, as the `parts_loading_tools` index does.
+    pub fn last_message_naming(
+        &self,
+        session_id: &str,
+        role: Role,
+        key: &str,
+    ) -> Result<Option<Message>, StoreError> {
+        self.last_message_where(session_id, role, &format!("\"{key}\""))
+    }
+
+    /// The newest message of `role` whose stored data contains `text` (every one for "").
+    fn last_message_where(
+        &self,
+        session_id: &str,
+        role: Role,
+        text: &str,
+    ) -> Result<Option<Message>, StoreError> {
         let path = self.path();
         let conn = self.conn();
         load_session(&conn, path, session_id)?;
@@ -311,10 +333,11 @@ impl Store {
             &conn,
             path,
             &format!(
-                "SELECT {COLUMNS} FROM messages WHERE session_id = ?1 AND role = ?2
+                "SELECT {COLUMNS} FROM messages
+                 WHERE session_id = ?1 AND role = ?2 AND instr(data, ?3) > 0
                  ORDER BY created_ms DESC, id DESC LIMIT 1"
             ),
-            params![session_id, role.as_str()],
+            params![session_id, role.as_str(), text],
         )?;
         raw.into_iter()
             .next()

@@ -353,7 +353,7 @@ fn an_unopenable_path_names_the_path() {
 }
 
 #[test]
-fn the_newest_message_of_a_role_is_read_without_its_parts() {
+fn the_newest_message_of_a_role_and_the_newest_naming_a_key_are_found() {
     let (_dir, store) = store();
     let s = store.create_session(Path::new("/p"), None).unwrap();
     assert_eq!(store.last_message(&s.id, Role::User).unwrap(), None);
@@ -361,9 +361,6 @@ fn the_newest_message_of_a_role_is_read_without_its_parts() {
     for i in 0..3 {
         let user = store
             .append_message(&s.id, Role::User, json!({"agent": format!("a{i}")}))
-            .unwrap();
-        store
-            .upsert_part(&s.id, &user.id, None, "text", json!({"text": "q"}))
             .unwrap();
         store
             .append_message(&s.id, Role::Assistant, json!({"agent": "x"}))
@@ -375,10 +372,22 @@ fn the_newest_message_of_a_role_is_read_without_its_parts() {
         (last.id.as_str(), &last.data["agent"]),
         (users[2].as_str(), &json!("a2"))
     );
-    assert_eq!(last.role, Role::User);
     let answer = store.last_message(&s.id, Role::Assistant).unwrap().unwrap();
-    assert_eq!(answer.role, Role::Assistant);
     assert!(answer.id > last.id, "the answer came after the last prompt");
+    // Only the first prompt names a model: a later one without it (a loop's note) is passed.
+    let named = json!({"agent": "build", "model": {"providerID": "p", "modelID": "m"}});
+    let older = store.append_message(&s.id, Role::User, named).unwrap();
+    store
+        .append_message(&s.id, Role::User, json!({"agent": "build"}))
+        .unwrap();
+    let naming = store
+        .last_message_naming(&s.id, Role::User, "model")
+        .unwrap();
+    assert_eq!(naming.unwrap().id, older.id);
+    let none = store
+        .last_message_naming(&s.id, Role::Assistant, "model")
+        .unwrap();
+    assert_eq!(none, None, "no answer names a model");
     assert!(matches!(
         store.last_message("ses_nope", Role::User),
         Err(StoreError::NotFound { .. })

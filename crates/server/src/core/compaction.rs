@@ -4,7 +4,9 @@
 
 use std::sync::atomic::Ordering;
 
+use serde::Deserialize;
 use strata_agent::store::Role;
+use strata_protocol::message::UserMessage;
 use strata_protocol::wire::ModelChoice;
 
 use super::turns::{TurnHandle, Work, turn_id};
@@ -27,11 +29,9 @@ impl ServerCore {
             )));
         };
         // The agent of the last prompt, as opencode does.
-        let agent = last_prompt
-            .data
-            .get("agent")
-            .and_then(|a| a.as_str())
-            .map(str::to_string)
+        let agent = UserMessage::deserialize(&last_prompt.data)
+            .ok()
+            .map(|m| m.agent)
             .filter(|a| !a.is_empty());
         let (runner, directory) = self.runner_for(session_id, agent, model).await?;
         let slot = self.inner.turns.slot(session_id);

@@ -187,18 +187,9 @@ impl ServerCore {
 
     /// The session's last assistant message with its parts (what a blocking prompt returns).
     pub fn last_assistant(&self, session_id: &str) -> Result<Option<MessageEntry>, CoreError> {
-        let mut before: Option<String> = None;
-        loop {
-            let page = self.message_page(session_id, CHUNK, before.as_deref())?;
-            let found = page
-                .messages
-                .into_iter()
-                .rev()
-                .find(|m| m.info.role == Role::Assistant);
-            if found.is_some() || page.next.is_none() {
-                return Ok(found);
-            }
-            before = page.next;
+        match self.store().last_message(session_id, Role::Assistant)? {
+            Some(m) => self.message(session_id, &m.id).map(Some),
+            None => Ok(None),
         }
     }
 

@@ -2,8 +2,10 @@
 //! deferred, and the counts, for the build agent and the model of the session's last prompt
 //! (the configured model when it has none).
 
+use serde::Deserialize;
 use strata_agent::session::deferred::layout_for;
 use strata_agent::store::Role;
+use strata_protocol::message::UserMessage;
 use strata_protocol::wire::{SessionTool, SessionTools};
 use strata_registry::ToolState;
 
@@ -15,7 +17,7 @@ impl ServerCore {
         let row = self.session_row(id)?;
         let entry = self.instance(&row.directory).await?;
         let services = &entry.services;
-        let last_prompt = self.store().last_message(id, Role::User)?;
+        let last_prompt = self.store().last_message_naming(id, Role::User, "model")?;
         let model = last_prompt
             .as_ref()
             .and_then(prompt_model)
@@ -52,8 +54,6 @@ impl ServerCore {
 /// The model a prompt was sent to, as `provider/model`; `None` for prompts stored before
 /// it was recorded.
 fn prompt_model(prompt: &strata_agent::store::Message) -> Option<String> {
-    let model = prompt.data.get("model")?;
-    let provider = model.get("providerID")?.as_str()?;
-    let id = model.get("modelID")?.as_str()?;
-    Some(format!("{provider}/{id}"))
+    let model = UserMessage::deserialize(&prompt.data).ok()?.model?;
+    Some(format!("{}/{}", model.provider_id, model.model_id))
 }
