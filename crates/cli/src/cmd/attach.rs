@@ -11,7 +11,8 @@
 //! them ([`ServerCredentials`]: `STRATA_SERVER_PASSWORD`, else `OPENCODE_SERVER_PASSWORD`, and
 //! the matching `…_USERNAME`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -20,9 +21,10 @@ use strata_agent::events::LoopEvent;
 use strata_agent::store::{Event, kinds};
 use strata_protocol::event::SessionStatus;
 use strata_protocol::wire::{
-    ModelChoice, PermissionReply, PermissionRequest, PermissionRule, QuestionRequest,
-    ServerCredentials, ServerEvent, SessionCreateBody,
+    ModelChoice, PermissionRequest, PermissionRule, QuestionRequest, ServerCredentials,
+    ServerEvent, SessionCreateBody,
 };
+use strata_server::core::asks::permission_reply;
 use strata_services::permission::Reply;
 use strata_services::question::Answer;
 use strata_tui::client::{Client, ClientEvent, HttpClient, HttpOptions, Prompt};
@@ -91,7 +93,7 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
     let prompt = client.prompt_and_wait(&session_id, prompt(args));
     tokio::pin!(prompt);
     let mut output = Output::new(args.format);
-    let mut asks = Asks::new(args, &client);
+    let mut asks = Asks::new(args, &client, &session_id);
     let mut replies = on_stdin.then(read_stdin);
     let mut prompt_done = false;
     let mut failed = false;
@@ -125,9 +127,7 @@ async fn attach(args: &RunArgs) -> Result<u8, String> {
         }
     }
     output.finish();
-    Ok(u8::from(
-        failed || asks.replier.stopped.load(Ordering::Relaxed),
-    ))
+    Ok(u8::from(failed || asks.stopped_own_turn()))
 }
 
 /// Waits until the event stream is open, so the turn's first events are not missed.
@@ -241,10 +241,13 @@ struct Asks<'a> {
     json: bool,
     replier: Remote<'a>,
     waiting: Waiting,
+    /// The run's own session, and the asks it made (a subagent's are answered too).
+    root: String,
+    own: HashSet<String>,
 }
 
 impl<'a> Asks<'a> {
-    fn new(args: &RunArgs, client: &'a HttpClient) -> Self {
+    fn new(args: &RunArgs, client: &'a HttpClient, root: &str) -> Self {
         // No prompt on a terminal here: the asks arrive through the server's stream.
         let mode = if args.yes {
             AskMode::Yes
@@ -258,10 +261,23 @@ impl<'a> Asks<'a> {
             json: args.format == Format::Json,
             replier: Remote {
                 client,
-                stopped: AtomicBool::new(false),
+                stopped: Mutex::default(),
             },
             waiting: Waiting::default(),
+            root: root.to_string(),
+            own: HashSet::new(),
         }
+    }
+
+    /// Whether a reply stopped the run's own turn, which fails the run as a local run fails.
+    /// A subagent's refused ask ends only the subagent: its parent goes on.
+    fn stopped_own_turn(&self) -> bool {
+        let stopped = self
+            .replier
+            .stopped
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        stopped.iter().any(|id| self.own.contains(id))
     }
 
     /// A permission or question event: a line in JSON runs; an ask is answered or held.
@@ -270,12 +286,24 @@ impl<'a> Asks<'a> {
             headless::emit(&headless::event_line(&event));
         }
         match event {
-            ServerEvent::PermissionAsked(req) => self.permission(&req).await,
-            ServerEvent::QuestionAsked(req) => self.question(&req).await,
+            ServerEvent::PermissionAsked(req) => {
+                self.note_own(&req.session_id, &req.id);
+                self.permission(&req).await;
+            }
+            ServerEvent::QuestionAsked(req) => {
+                self.note_own(&req.session_id, &req.id);
+                self.question(&req).await;
+            }
             ServerEvent::PermissionReplied { request_id, .. }
             | ServerEvent::QuestionReplied { request_id, .. }
             | ServerEvent::QuestionRejected { request_id, .. } => self.waiting.forget(&request_id),
             _ => {}
+        }
+    }
+
+    fn note_own(&mut self, session_id: &str, request_id: &str) {
+        if session_id == self.root {
+            self.own.insert(request_id.to_string());
         }
     }
 
@@ -313,29 +341,42 @@ impl<'a> Asks<'a> {
     }
 }
 
-/// Replies through the server's routes. A reply that stops the turn (a rejection without a
-/// message, a dismissed question) is noted: the run then fails, as a local run does.
+/// Replies through the server's routes. A reply the server took that stops its turn (a
+/// rejection without a message, a dismissed question) is noted by request id.
 struct Remote<'a> {
     client: &'a HttpClient,
-    stopped: AtomicBool,
+    stopped: Mutex<Vec<String>>,
+}
+
+impl Remote<'_> {
+    /// Notes `request_id` as stopping its turn once `sent` says the server took the reply.
+    fn stops(&self, request_id: &str, sent: Result<(), String>) -> Result<(), String> {
+        if sent.is_ok() {
+            let mut stopped = self.stopped.lock().unwrap_or_else(PoisonError::into_inner);
+            stopped.push(request_id.to_string());
+        }
+        sent
+    }
 }
 
 #[async_trait]
 impl Replier for Remote<'_> {
     async fn permission(&self, request_id: &str, reply: Reply) -> Result<(), String> {
-        let (reply, message) = match reply {
-            Reply::Once => (PermissionReply::Once, None),
-            Reply::Always => (PermissionReply::Always, None),
-            Reply::Reject { feedback } => {
-                self.stopped.fetch_or(feedback.is_none(), Ordering::Relaxed);
-                (PermissionReply::Reject, feedback)
-            }
+        let wire = permission_reply(&reply);
+        let (stops, message) = match reply {
+            Reply::Reject { feedback } => (feedback.is_none(), feedback),
+            Reply::Once | Reply::Always => (false, None),
         };
-        (self
+        let sent = self
             .client
-            .reply_permission(request_id, reply, message)
-            .await)
-            .map_err(|e| e.to_string())
+            .reply_permission(request_id, wire, message)
+            .await;
+        let sent = sent.map_err(|e| e.to_string());
+        if stops {
+            self.stops(request_id, sent)
+        } else {
+            sent
+        }
     }
 
     async fn answer(&self, request_id: &str, answers: Vec<Answer>) -> Result<(), String> {
@@ -343,7 +384,7 @@ impl Replier for Remote<'_> {
     }
 
     async fn dismiss(&self, request_id: &str) -> Result<(), String> {
-        self.stopped.store(true, Ordering::Relaxed);
-        (self.client.reject_question(request_id).await).map_err(|e| e.to_string())
+        let sent = self.client.reject_question(request_id).await;
+        self.stops(request_id, sent.map_err(|e| e.to_string()))
     }
 }

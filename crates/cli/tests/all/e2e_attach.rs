@@ -10,12 +10,9 @@ use strata_testkit::model_server::{ModelServer, Turn};
 use serde_json::json;
 
 use super::common::{Project, Run, finish};
-use super::e2e_headless::Bridge;
-use super::e2e_run_support::{MODEL, command, json_lines, types};
-use super::e2e_serve_support::serve;
-
-// The sandbox would allow an asked bash command without a prompt; these tests need the ask.
-const ASK: &str = r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}"#;
+use super::e2e_headless::{ASK, Bridge, closed_stdin_refused};
+use super::e2e_run_support::{MODEL, command, delegating, json_lines, types};
+use super::e2e_serve_support::{Served, serve};
 
 fn echo_turns() -> ModelServer {
     ModelServer::start(vec![
@@ -102,21 +99,20 @@ async fn with_yes_and_a_password_the_call_runs() {
 
 /// `strata run --attach URL --format json --answers stdin MESSAGE`, its pipes in the test's hands.
 fn bridge(p: &Project, url: &str, message: &str) -> Bridge {
-    let args = [
-        "run",
-        "--attach",
-        url,
-        "--model",
-        MODEL,
-        "--format",
-        "json",
-        "--answers",
-        "stdin",
-        message,
-    ];
     // The server calls the model; this run only needs a URL for its environment.
     let unused = ModelServer::start(vec![]);
-    Bridge::spawn(command(p, &unused, &args))
+    Bridge::start_with(p, &unused, &["--attach", url], message)
+}
+
+/// A served project whose bash calls ask, a model that wants to `touch made.txt`, and an
+/// attached run with answers on stdin, waiting at that ask (returned as its line).
+fn asked_to_make_a_file(p: &Project) -> (ModelServer, Served, Bridge, serde_json::Value) {
+    p.file("strata.json", ASK);
+    let model = ModelServer::start(vec![bash("c1", "touch made.txt"), Turn::text("made it")]);
+    let s = serve(p, &model, &[]);
+    let mut b = bridge(p, &s.url, "make a file");
+    let asked = b.until("permission.asked");
+    (model, s, b, asked)
 }
 
 fn bash(id: &str, command: &str) -> Turn {
@@ -127,11 +123,7 @@ fn bash(id: &str, command: &str) -> Turn {
 #[test]
 fn answers_on_stdin_reach_the_server_and_the_call_runs() {
     let p = Project::new();
-    p.file("strata.json", ASK);
-    let model = ModelServer::start(vec![bash("c1", "touch made.txt"), Turn::text("made it")]);
-    let s = serve(&p, &model, &[]);
-    let mut b = bridge(&p, &s.url, "make a file");
-    let asked = b.until("permission.asked");
+    let (_model, _server, mut b, asked) = asked_to_make_a_file(&p);
     let props = &asked["properties"];
     assert_eq!(props["permission"], "bash", "{asked:#}");
     assert_eq!(props["patterns"], json!(["touch made.txt"]));
@@ -200,25 +192,10 @@ fn a_question_garbage_and_a_rejection_with_a_message_go_through_the_server() {
 #[test]
 fn closing_stdin_refuses_the_waiting_ask_and_the_attached_run_fails() {
     let p = Project::new();
-    p.file("strata.json", ASK);
-    let model = ModelServer::start(vec![bash("c1", "touch made.txt"), Turn::text("made it")]);
-    let s = serve(&p, &model, &[]);
-    let mut b = bridge(&p, &s.url, "make a file");
-    let asked = b.until("permission.asked");
+    let (_model, _server, mut b, asked) = asked_to_make_a_file(&p);
     b.close_stdin();
     let refused = b.until("permission.refused");
-    let props = &refused["properties"];
-    assert_eq!(props["requestID"], asked["properties"]["id"]);
-    assert!(
-        props["reason"]
-            .as_str()
-            .unwrap()
-            .contains("stdin was closed")
-    );
-    assert_eq!(
-        props["rule"],
-        json!({"permission": {"bash": {"touch made.txt": "allow"}}})
-    );
+    closed_stdin_refused(&refused, &asked["properties"]["id"]);
     let (run, _) = b.finish();
     run.expect_code(1);
     assert!(!p.dir.join("made.txt").exists());
@@ -247,22 +224,8 @@ fn answers_need_the_json_format_when_attached_too() {
 #[test]
 fn a_subagent_s_ask_reaches_the_attached_run_and_its_reply_lets_the_child_finish() {
     let p = Project::new();
-    p.file("notes.txt", "hello\n");
     // Only the child asks: the parent's task call needs no permission.
-    p.file("strata.json", r#"{"permission": {"glob": "ask"}}"#);
-    let task = json!({"description": "Look around", "prompt": "CHILD-A: list the text files",
-                      "subagent_type": "explore"});
-    let model = ModelServer::start(vec![
-        Turn::tool_call("c1", "task", &task.to_string()),
-        Turn::text("parent done"),
-    ]);
-    model.route(
-        "CHILD-A",
-        vec![
-            Turn::tool_call("g1", "glob", r#"{"pattern":"*.txt"}"#),
-            Turn::text("child found notes.txt"),
-        ],
-    );
+    let model = delegating(&p);
     let s = serve(&p, &model, &[]);
     let mut b = bridge(&p, &s.url, "delegate this");
     let asked = b.until("permission.asked");
@@ -295,4 +258,24 @@ fn a_subagent_s_ask_reaches_the_attached_run_and_its_reply_lets_the_child_finish
         (Some("step_finish"), Some(parent)),
         "the run ends with the parent's turn, not the child's"
     );
+}
+
+#[test]
+fn a_subagent_s_refused_ask_ends_the_child_but_not_the_attached_run() {
+    let p = Project::new();
+    let model = delegating(&p);
+    let s = serve(&p, &model, &[]);
+    let mut b = bridge(&p, &s.url, "delegate this");
+    let asked = b.until("permission.asked");
+    let id = asked["properties"]["id"].as_str().unwrap().to_string();
+    b.send(&json!({"permission": id, "reply": "reject"}).to_string());
+    let (run, lines) = b.finish();
+    // As in a local run: the refusal stops the child, its parent goes on and ends the turn.
+    run.expect_code(0);
+    let texts: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "text")
+        .filter_map(|l| l["part"]["text"].as_str())
+        .collect();
+    assert_eq!(texts.last(), Some(&"parent done"), "{lines:#?}");
 }

@@ -14,7 +14,7 @@ use crate::common::{Project, Run};
 use crate::e2e_run_support::*;
 
 /// Bash asks in these projects: the rule says ask and the sandbox does not answer for the user.
-const ASK: &str = r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}"#;
+pub(crate) const ASK: &str = r#"{"permission": {"bash": "ask"}, "sandbox": {"auto_allow": false}}"#;
 
 /// A running `strata run` with its stdin and stdout lines in the test's hands.
 pub(crate) struct Bridge {
@@ -26,8 +26,19 @@ pub(crate) struct Bridge {
 
 impl Bridge {
     fn start(p: &Project, server: &ModelServer, message: &str) -> Bridge {
-        let args = [
-            "run",
+        Bridge::start_with(p, server, &[], message)
+    }
+
+    /// `strata run EXTRA… --model MODEL --format json --answers stdin MESSAGE`.
+    pub(crate) fn start_with(
+        p: &Project,
+        server: &ModelServer,
+        extra: &[&str],
+        message: &str,
+    ) -> Bridge {
+        let mut args = vec!["run"];
+        args.extend_from_slice(extra);
+        args.extend([
             "--model",
             MODEL,
             "--format",
@@ -35,7 +46,7 @@ impl Bridge {
             "--answers",
             "stdin",
             message,
-        ];
+        ]);
         Bridge::spawn(command(p, server, &args))
     }
 
@@ -330,7 +341,7 @@ fn answers_need_the_json_format_and_exclude_yes() {
 
 /// A `permission.refused` line for ask `id` that says stdin was closed and names the rule that
 /// would allow the `touch made.txt` call.
-fn closed_stdin_refused(refused: &Value, id: &Value) {
+pub(crate) fn closed_stdin_refused(refused: &Value, id: &Value) {
     let props = &refused["properties"];
     assert_eq!(&props["requestID"], id, "{refused:#}");
     let reason = props["reason"].as_str().unwrap_or_default();

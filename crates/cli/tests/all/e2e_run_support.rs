@@ -7,8 +7,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use serde_json::Value;
-use strata_testkit::model_server::ModelServer;
+use serde_json::{Value, json};
+use strata_testkit::model_server::{ModelServer, Turn};
 
 pub(crate) use super::common::finish;
 use super::common::{Project, Run, strata_bin};
@@ -120,4 +120,26 @@ pub(crate) fn types(events: &[Value]) -> Vec<String> {
         .iter()
         .map(|e| e["type"].as_str().unwrap_or("?").to_string())
         .collect()
+}
+
+/// A project with `notes.txt` whose `glob` asks, and a model whose parent delegates to an
+/// `explore` child that globs (so only a front-end that answers the child's asks lets it
+/// finish), then says "child found notes.txt"; the parent ends with "parent done".
+pub(crate) fn delegating(p: &Project) -> ModelServer {
+    p.file("notes.txt", "hello\n");
+    p.file("strata.json", r#"{"permission": {"glob": "ask"}}"#);
+    let task = json!({"description": "Look around", "prompt": "CHILD-L: list the text files",
+                      "subagent_type": "explore"});
+    let server = ModelServer::start(vec![
+        Turn::tool_call("c1", "task", &task.to_string()),
+        Turn::text("parent done"),
+    ]);
+    server.route(
+        "CHILD-L",
+        vec![
+            Turn::tool_call("g1", "glob", r#"{"pattern":"*.txt"}"#),
+            Turn::text("child found notes.txt"),
+        ],
+    );
+    server
 }

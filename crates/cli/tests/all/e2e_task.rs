@@ -5,28 +5,11 @@
 
 use crate::common::Project;
 use crate::e2e_run_support::*;
-use serde_json::json;
-use strata_testkit::model_server::{ModelServer, Turn};
 
 #[test]
 fn a_run_with_a_subagent_shows_its_events_and_lists_it_under_the_parent() {
     let p = Project::new();
-    p.file("notes.txt", "hello\n");
-    // The child's glob asks: only a front-end that answers the child's asks lets it finish.
-    p.file("strata.json", r#"{"permission": {"glob": "ask"}}"#);
-    let task = json!({"description": "Look around", "prompt": "CHILD-L: list the text files",
-                      "subagent_type": "explore"});
-    let server = ModelServer::start(vec![
-        Turn::tool_call("c1", "task", &task.to_string()),
-        Turn::text("parent done"),
-    ]);
-    server.route(
-        "CHILD-L",
-        vec![
-            Turn::tool_call("g1", "glob", r#"{"pattern":"*.txt"}"#),
-            Turn::text("child found notes.txt"),
-        ],
-    );
+    let server = delegating(&p);
     let ran = run(&p, &server, &["--format", "json", "--yes", "delegate this"]);
     ran.expect_code(0);
     let events = json_lines(&ran);
