@@ -225,17 +225,16 @@ async fn replay(
     let registry = &entry.services.registry;
     let effects = |id: &str| crate::tool_call::declared_in(registry, id);
     let mut reader = acp.core.message_reader(sid).map_err(rpc_error)?;
-    let mut replay = updates::Replay::new(&entry.directory);
     while let Some(chunk) = reader.next_chunk().map_err(rpc_error)? {
-        for update in replay.messages(&chunk, &effects) {
+        for update in updates::replay(&chunk, &entry.directory, &effects) {
             send(cx, sid, update);
         }
         // The writer gets its turn between chunks, so sent updates do not pile up.
         tokio::task::yield_now().await;
     }
     let todos = acp.core.todos(sid).map_err(rpc_error)?;
-    if let Some(plan) = updates::Replay::end(&todos) {
-        send(cx, sid, plan);
+    if !todos.is_empty() {
+        send(cx, sid, updates::plan(&todos));
     }
     Ok(())
 }

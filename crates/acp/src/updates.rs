@@ -1,7 +1,7 @@
 //! Server events as ACP session updates. A [`Translator`] follows one session's events: text
 //! and reasoning go out as chunks (the live deltas, then whatever the stored part adds to
 //! them), a tool part as `tool_call` the first time and `tool_call_update` after, the todo list
-//! as a plan. [`Replay`] turns a stored history into the same updates for `session/load`.
+//! as a plan. [`replay`] turns stored messages into the same updates for `session/load`.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -111,51 +111,30 @@ pub(crate) fn plan(todos: &[Todo]) -> SessionUpdate {
     SessionUpdate::Plan(Plan::new(entries))
 }
 
-/// A stored conversation as the updates that would have shown it, read a chunk of messages at
-/// a time so a long session is never held whole: the user's text as user chunks, then what
-/// the assistant said, thought and called; the todo list last ([`Replay::end`]).
-#[derive(Debug)]
-pub(crate) struct Replay {
-    t: Translator,
-}
-
-impl Replay {
-    pub(crate) fn new(dir: impl Into<PathBuf>) -> Self {
-        Replay {
-            t: Translator::new(dir),
-        }
-    }
-
-    /// The updates of the next messages of the history, in order.
-    pub(crate) fn messages(
-        &mut self,
-        messages: &[MessageEntry],
-        effects: EffectsOf,
-    ) -> Vec<SessionUpdate> {
-        let mut out = Vec::new();
-        for m in messages {
-            for part in &m.parts {
-                if m.info.role == Role::User {
-                    if let Some(PartData::Text(text)) = part.typed()
-                        && !text.text.is_empty()
-                    {
-                        out.push(SessionUpdate::UserMessageChunk(chunk(&text.text)));
-                    }
-                    continue;
+/// Stored messages as the updates that would have shown them: the user's text as user
+/// chunks, then what the assistant said, thought and called. A stored part shows once in a
+/// history, so each chunk of a long session is replayed on its own.
+pub(crate) fn replay(
+    messages: &[MessageEntry],
+    dir: impl Into<PathBuf>,
+    effects: EffectsOf,
+) -> Vec<SessionUpdate> {
+    let mut t = Translator::new(dir);
+    let mut out = Vec::new();
+    for m in messages {
+        for part in &m.parts {
+            if m.info.role == Role::User {
+                if let Some(PartData::Text(text)) = part.typed()
+                    && !text.text.is_empty()
+                {
+                    out.push(SessionUpdate::UserMessageChunk(chunk(&text.text)));
                 }
-                out.extend(self.t.part(part, effects));
+                continue;
             }
+            out.extend(t.part(part, effects));
         }
-        // A stored part shows once in a history: what was sent of it need not be kept.
-        self.t.sent.clear();
-        self.t.calls.clear();
-        out
     }
-
-    /// The todo list's plan, when it has items.
-    pub(crate) fn end(todos: &[Todo]) -> Option<SessionUpdate> {
-        (!todos.is_empty()).then(|| plan(todos))
-    }
+    out
 }
 
 #[cfg(test)]
@@ -273,10 +252,8 @@ mod tests {
                 )],
             ),
         ];
-        let mut replay = Replay::new("/p");
-        let mut out = replay.messages(&history[..1], &none);
-        out.extend(replay.messages(&history[1..], &none));
-        assert!(Replay::end(&[]).is_none(), "no todos, no plan");
+        let mut out = replay(&history[..1], "/p", &none);
+        out.extend(replay(&history[1..], "/p", &none));
         assert!(matches!(out[0], SessionUpdate::UserMessageChunk(_)));
         assert_eq!(texts(&out), [r#""hi""#, r#""hello""#]);
     }
