@@ -153,7 +153,11 @@ fn close_parts(store: &Store, session_id: &str, before: Option<i64>) -> Result<u
         let last = chunk.len() < CHUNK;
         after = chunk.last().map(|(m, _)| m.id.clone());
         for (message, parts) in chunk {
-            closed += close_message(store, session_id, &message, parts, before, now)?;
+            // In the list's order: from here on every message is the live run's.
+            if before.is_some_and(|b| message.created_ms >= b) {
+                return Ok(closed);
+            }
+            closed += close_message(store, session_id, &message, parts, now)?;
         }
         if last {
             return Ok(closed);
@@ -167,12 +171,8 @@ fn close_message(
     session_id: &str,
     message: &Message,
     parts: Vec<Part>,
-    before: Option<i64>,
     now: i64,
 ) -> Result<usize, StoreError> {
-    if before.is_some_and(|b| message.created_ms >= b) {
-        return Ok(0);
-    }
     let mut closed = 0;
     for part in parts {
         let Some(data) = PartData::of(&part).and_then(|d| closed_part(d, now)) else {
@@ -348,20 +348,32 @@ mod tests {
         assert_eq!(status(&store, &live_session), "running");
     }
 
-    #[test]
-    fn open_text_and_reasoning_end_and_the_unfinished_answer_fails() {
+    /// A store in a temporary folder with one session.
+    fn one_session() -> (tempfile::TempDir, Store, String) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
         let session = store
             .create_session(std::path::Path::new("/p"), None)
             .unwrap()
             .id;
+        (dir, store, session)
+    }
+
+    /// An answer's data unfinished, and the same completed.
+    fn answers() -> (Value, Value) {
         let answer = serde_json::to_value(AssistantMessage::new(1, "build", "p", "m")).unwrap();
-        let open = store
-            .append_message(&session, Role::Assistant, answer.clone())
-            .unwrap();
-        let mut finished = answer;
+        let mut finished = answer.clone();
         finished["time"]["completed"] = 2.into();
+        (answer, finished)
+    }
+
+    #[test]
+    fn open_text_and_reasoning_end_and_the_unfinished_answer_fails() {
+        let (_dir, store, session) = one_session();
+        let (answer, finished) = answers();
+        let open = store
+            .append_message(&session, Role::Assistant, answer)
+            .unwrap();
         let done = store
             .append_message(&session, Role::Assistant, finished)
             .unwrap();
@@ -392,15 +404,8 @@ mod tests {
 
     #[test]
     fn a_session_longer_than_a_chunk_is_closed_in_every_chunk() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_in(dir.path()).unwrap();
-        let session = store
-            .create_session(std::path::Path::new("/p"), None)
-            .unwrap()
-            .id;
-        let answer = serde_json::to_value(AssistantMessage::new(1, "build", "p", "m")).unwrap();
-        let mut finished = answer.clone();
-        finished["time"]["completed"] = 2.into();
+        let (_dir, store, session) = one_session();
+        let (answer, finished) = answers();
         // Open answers at the start, in the middle chunk and at the very end.
         let open_at = [0, CHUNK + 10, 2 * CHUNK + 49];
         let mut opened = Vec::new();
