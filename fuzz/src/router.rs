@@ -154,6 +154,10 @@ mod tests {
             "/session/ses_missing/shell"
         );
         assert_eq!(
+            f.path("/session/{id}/summarize", 1),
+            "/session/ses_missing/summarize"
+        );
+        assert_eq!(
             f.path("/permission/{id}/reply", 0),
             "/permission/per_1/reply"
         );

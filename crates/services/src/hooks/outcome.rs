@@ -44,8 +44,9 @@ pub struct HookOutcome {
     pub stop: Option<String>,
     /// `suppressOutput: true`: the hook's stdout is left out of its record.
     pub suppress_output: bool,
-    /// What the hook printed on stdout, for its record (Claude Code's transcript): at most
-    /// [`OUTPUT_LIMIT`] characters; `None` when it printed nothing or set `suppressOutput`.
+    /// What the hook printed on stdout, for its record (Claude Code's transcript): its first
+    /// [`OUTPUT_LIMIT`] characters, then a note of the bytes left out; `None` when it printed
+    /// nothing or set `suppressOutput`.
     pub output: Option<String>,
     /// For the user: a failed, timed-out or missing hook, or unreadable JSON.
     pub warning: Option<String>,

@@ -59,7 +59,7 @@ impl Bash {
 }
 
 /// The result of starting a background shell.
-pub(super) fn started(command: &str, title: String, s: &Started) -> ToolResult {
+fn started(command: &str, title: String, s: &Started) -> ToolResult {
     let mut output = report(&s.id, s.status, &s.output, s.hint.as_deref());
     if !s.status.ended() {
         output.push_str(&format!(
@@ -81,7 +81,7 @@ pub(super) fn started(command: &str, title: String, s: &Started) -> ToolResult {
 }
 
 /// A start the registry refused, for the model.
-pub(super) fn refused(e: BackgroundError) -> ToolError {
+fn refused(e: BackgroundError) -> ToolError {
     ToolError::model(e.to_string())
 }
 
