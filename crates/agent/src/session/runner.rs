@@ -20,9 +20,11 @@ use super::error::RunError;
 pub use super::model::Model;
 use super::services::LoopServices;
 use super::small_model::SmallModel;
+use crate::catalogue::ModelSettings;
 
 mod turn;
 use crate::events::LoopEvent;
+pub(crate) use turn::tool_specs;
 
 /// How a run behaves.
 #[derive(Debug, Clone)]
@@ -115,6 +117,21 @@ impl Runner {
             model,
             options,
         }
+    }
+
+    /// The model as steps and parts name it: provider and API model id.
+    pub(crate) fn model_ref(&self) -> super::parts::ModelRef {
+        super::parts::ModelRef {
+            provider_id: self.model.provider.name().to_string(),
+            model_id: self.model.api_model.clone(),
+        }
+    }
+
+    /// Whether (and how) the model takes reasoning back between steps: the run's own choice
+    /// (tests), else the catalogue's word for the model.
+    pub(crate) fn interleaved<'a>(&'a self, settings: &'a ModelSettings) -> Option<&'a str> {
+        let info = settings.info.as_ref();
+        (self.options.interleaved.as_deref()).or(info.and_then(|i| i.interleaved.as_deref()))
     }
 
     /// The tools advertised to this runner's model, in registration order.

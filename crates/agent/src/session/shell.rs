@@ -52,10 +52,7 @@ impl Runner {
         crate::recover::recover_session(&s.store, session_id)?;
         let _owner = crate::owned::RunGuard::begin(&s.store, session_id)?;
         let model = &self.model;
-        let model_ref = ModelRef {
-            provider_id: model.provider.name().to_string(),
-            model_id: model.api_model.clone(),
-        };
+        let model_ref = self.model_ref();
         let rec = Recorder::new(s.store.clone(), session_id, sink);
         let user_id = announce(&rec, &agent.name, &model_ref, command)?;
         rec.status(SessionStatus::Busy)?;

@@ -16,10 +16,9 @@ use super::{Trigger, compact};
 use crate::catalogue::ModelSettings;
 use crate::doom::DoomGuard;
 use crate::events::LoopEvent;
-use crate::provider::{ProviderError, ToolSpec};
+use crate::provider::ProviderError;
 use crate::session::error::RunError;
 use crate::session::execute::CallEnv;
-use crate::session::parts::ModelRef;
 use crate::session::record::Recorder;
 use crate::session::runner::{RunOutcome, RunReport, Runner};
 use crate::session::step::{StepEnv, error_name};
@@ -87,10 +86,9 @@ impl Runner {
         cancel: &CancellationToken,
     ) -> Result<Result<(), ProviderError>, RunError> {
         let s = &self.services;
-        let stored = crate::undo::conversation(&s.store, rec.session_id())?;
         let deferral = strata_registry::Deferral {
             context_window: crate::session::deferred::context_window(settings),
-            loaded: crate::session::deferred::loaded(&stored),
+            loaded: crate::session::deferred::loaded_in(&s.store, rec.session_id())?,
         };
         let layout = s.registry.layout(&self.spec(ruleset.clone()), &deferral);
         let prompt = agent
@@ -101,19 +99,8 @@ impl Runner {
             crate::session::prompt::for_run(s, &self.model.id, prompt, &layout.tools, ruleset)
                 .await;
         let system = crate::session::deferred::system_with(&base, &layout);
-        let tools: Vec<ToolSpec> = layout
-            .tools
-            .iter()
-            .map(|t| ToolSpec {
-                name: t.id.to_string(),
-                description: t.description.clone(),
-                parameters: (*t.schema).clone(),
-            })
-            .collect();
-        let model = ModelRef {
-            provider_id: self.model.provider.name().to_string(),
-            model_id: self.model.api_model.clone(),
-        };
+        let tools = crate::session::runner::tool_specs(&layout.tools);
+        let model = self.model_ref();
         let doom = Mutex::new(DoomGuard::new());
         let invalid = s.registry.get(<Invalid as strata_tools::Tool>::ID);
         // No call runs here: the summary request's tool calls are ignored.
@@ -141,10 +128,7 @@ impl Runner {
             max_tokens: settings.max_tokens,
             reasoning: &settings.reasoning,
             temperature: agent.temperature,
-            interleaved: (self.options.interleaved.as_deref()).or(settings
-                .info
-                .as_ref()
-                .and_then(|i| i.interleaved.as_deref())),
+            interleaved: self.interleaved(settings),
             no_cache: settings.no_cache,
             calls: &calls,
         };

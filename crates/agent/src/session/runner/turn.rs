@@ -187,10 +187,7 @@ impl Runner {
         let spec = self.spec(ruleset.clone());
         let window = crate::session::deferred::context_window(cx.settings);
         let first = self.layout(cx, &spec, window)?;
-        let model_ref = ModelRef {
-            provider_id: self.model.provider.name().to_string(),
-            model_id: self.model.api_model.clone(),
-        };
+        let model_ref = self.model_ref();
         let prompt = agent.prompt.as_deref().or(opts.agent_prompt.as_deref());
         let base_system =
             crate::session::prompt::for_run(s, &self.model.id, prompt, &first.tools, &ruleset)
@@ -271,7 +268,6 @@ impl Runner {
         tools: &'e [ToolSpec],
         calls: &'e CallEnv<'e>,
     ) -> StepEnv<'e> {
-        let info = cx.settings.info.as_ref();
         StepEnv {
             provider: self.model.provider.as_ref(),
             model,
@@ -281,12 +277,7 @@ impl Runner {
             max_tokens: cx.settings.max_tokens,
             reasoning: &cx.settings.reasoning,
             temperature: agent.temperature,
-            // The run's own choice (tests), else the catalogue's word for the model.
-            interleaved: self
-                .options
-                .interleaved
-                .as_deref()
-                .or(info.and_then(|i| i.interleaved.as_deref())),
+            interleaved: self.interleaved(cx.settings),
             no_cache: cx.settings.no_cache,
         }
     }
@@ -430,7 +421,7 @@ impl Runner {
 }
 
 /// The tools as the model sees them.
-fn tool_specs(surface: &[ErasedTool]) -> Vec<ToolSpec> {
+pub(crate) fn tool_specs(surface: &[ErasedTool]) -> Vec<ToolSpec> {
     surface
         .iter()
         .map(|t| ToolSpec {
