@@ -106,7 +106,7 @@ impl Local {
 
     /// The session's messages with their parts, oldest first.
     pub fn messages(&self, id: &str) -> Result<Vec<MessageEntry>, CoreError> {
-        self.core.messages(id, None)
+        self.core.messages(id)
     }
 
     /// The last `limit` messages before cursor `before` (of all when `None`), oldest first,

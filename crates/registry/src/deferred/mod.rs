@@ -49,6 +49,16 @@ pub enum ToolState {
     Deferred,
 }
 
+impl ToolState {
+    /// The state as it is serialized: `loaded` or `deferred`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolState::Loaded => "loaded",
+            ToolState::Deferred => "deferred",
+        }
+    }
+}
+
 /// One step's tools: the loaded ones in request order, and the deferred ones by name.
 #[derive(Debug, Clone, Default)]
 pub struct Layout {
@@ -185,5 +195,12 @@ mod tests {
         assert_eq!(estimate_tokens(1), 1);
         assert_eq!(estimate_tokens(8), 2);
         assert_eq!(estimate_tokens(9), 3);
+    }
+
+    #[test]
+    fn a_state_reads_as_it_serializes() {
+        for state in [ToolState::Loaded, ToolState::Deferred] {
+            assert_eq!(serde_json::to_value(state).unwrap(), json!(state.as_str()));
+        }
     }
 }

@@ -110,11 +110,9 @@ fn entries(rows: Vec<Entry>, dir: &str, parent: &mut Option<String>) -> Vec<Mess
 }
 
 impl ServerCore {
-    /// The session's messages with their parts, oldest first; the last `limit` when given.
-    pub fn messages(&self, id: &str, limit: Option<usize>) -> Result<Vec<MessageEntry>, CoreError> {
-        if let Some(limit) = limit {
-            return Ok(self.message_page(id, limit, None)?.messages);
-        }
+    /// The session's messages with their parts, oldest first, all of them (read a chunk at a
+    /// time; [`message_page`](Self::message_page) reads a window).
+    pub fn messages(&self, id: &str) -> Result<Vec<MessageEntry>, CoreError> {
         let mut reader = self.message_reader(id)?;
         let mut out = Vec::new();
         while let Some(chunk) = reader.next_chunk()? {

@@ -7,7 +7,6 @@ use strata_agent::session::deferred::layout_for;
 use strata_agent::store::Role;
 use strata_protocol::message::UserMessage;
 use strata_protocol::wire::{SessionTool, SessionTools};
-use strata_registry::ToolState;
 
 use super::{CoreError, ServerCore};
 
@@ -35,11 +34,7 @@ impl ServerCore {
             .iter()
             .map(|(t, state)| SessionTool {
                 id: t.id.to_string(),
-                state: match state {
-                    ToolState::Loaded => "loaded",
-                    ToolState::Deferred => "deferred",
-                }
-                .to_string(),
+                state: state.as_str().to_string(),
             })
             .collect();
         Ok(SessionTools {
