@@ -4,7 +4,7 @@
 
 use crate::loop_support::*;
 use serde_json::{Value, json};
-use strata_agent::session::compact::{PRUNED_OUTPUT, SUMMARY_PROMPT};
+use strata_agent::session::compact::PRUNED_OUTPUT;
 use strata_agent::session::{RunOptions, RunOutcome, export};
 use strata_testkit::TestInstance;
 use strata_testkit::model_server::{ModelServer, Turn};
@@ -17,11 +17,6 @@ fn tiny_model() -> Value {
     json!({"provider": {"openai": {"models": {"scripted-model": {
         "limit": {"context": CONTEXT, "output": 400},
     }}}}})
-}
-
-/// A phrase of the summary prompt, by which the server recognises summary requests.
-fn summary_needle() -> &'static str {
-    SUMMARY_PROMPT.split('.').nth(1).unwrap().trim()
 }
 
 fn resume_prefix() -> &'static str {
@@ -165,14 +160,9 @@ async fn a_context_overflow_answer_compacts_and_sends_the_step_again() {
     TestInstance::builder()
         .file("a.txt", "alpha\n")
         .run(|t| async move {
-            let overflow = json!({"error": {
-                "message": "This model's maximum context length is 10 tokens.",
-                "type": "invalid_request_error",
-                "code": "context_length_exceeded",
-            }});
             let server = ModelServer::start(vec![
                 Turn::tool_call("c1", "read", r#"{"filePath":"a.txt"}"#),
-                Turn::Status(400, overflow.to_string()),
+                context_overflow(),
                 Turn::text("It says alpha."),
             ]);
             server.answer_when(summary_needle(), Turn::text("SUMMARY: a.txt was read."));
@@ -223,13 +213,8 @@ async fn the_configs_small_model_writes_the_summary() {
     TestInstance::builder()
         .config(json!({"small_model": "openai/small-one"}))
         .run(|t| async move {
-            let overflow = json!({"error": {
-                "message": "This model's maximum context length is 10 tokens.",
-                "type": "invalid_request_error",
-                "code": "context_length_exceeded",
-            }});
             let server = ModelServer::start(vec![
-                Turn::Status(400, overflow.to_string()),
+                context_overflow(),
                 Turn::text("SUMMARY: nothing yet."),
                 Turn::text("Done."),
             ]);

@@ -5,7 +5,6 @@
 //! (`trigger: "manual"` with their instructions), and its exit 2 is shown, never blocking.
 
 use serde_json::{Value, json};
-use strata_agent::session::compact::SUMMARY_PROMPT;
 use strata_agent::session::{RunOutcome, SessionTarget};
 use strata_testkit::model_server::{ModelServer, Turn, call};
 
@@ -123,11 +122,6 @@ async fn a_subagent_stop_hook_sends_the_child_back_once_and_the_parent_gets_its_
     );
 }
 
-/// A phrase of the summary prompt, by which the server recognises summary requests.
-fn summary_needle() -> &'static str {
-    SUMMARY_PROMPT.split('.').nth(1).unwrap().trim()
-}
-
 /// `PreCompact` hooks: the first logs its input and exits 0, the second says something on
 /// stderr and exits 2.
 async fn pre_compact_instance() -> strata_testkit::TestInstance {
@@ -173,15 +167,7 @@ fn compaction_parts(t: &strata_testkit::TestInstance, session: &str) -> Vec<Valu
 #[tokio::test]
 async fn pre_compact_runs_before_an_automatic_compaction_and_its_exit_2_does_not_block_it() {
     let t = pre_compact_instance().await;
-    let overflow = json!({"error": {
-        "message": "This model's maximum context length is 10 tokens.",
-        "type": "invalid_request_error",
-        "code": "context_length_exceeded",
-    }});
-    let server = ModelServer::start(vec![
-        Turn::Status(400, overflow.to_string()),
-        Turn::text("Hello again."),
-    ]);
+    let server = ModelServer::start(vec![context_overflow(), Turn::text("Hello again.")]);
     server.answer_when(summary_needle(), Turn::text("SUMMARY: the user said hi."));
     let runner = graph_runner(&t, &server, options());
     let ran = run(&t, &runner, "hi").await;

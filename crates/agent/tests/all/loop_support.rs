@@ -290,3 +290,22 @@ fn default_surface(t: &TestInstance, model: &str) -> Vec<String> {
         .map(|tool| tool.id.to_string())
         .collect()
 }
+
+/// A chat-completions 400 saying the context is too long: the turn compacts and goes on.
+pub(crate) fn context_overflow() -> strata_testkit::model_server::Turn {
+    let body = serde_json::json!({"error": {
+        "message": "This model's maximum context length is 10 tokens.",
+        "type": "invalid_request_error",
+        "code": "context_length_exceeded",
+    }});
+    strata_testkit::model_server::Turn::Status(400, body.to_string())
+}
+
+/// A phrase of the summary prompt, by which the model server recognises summary requests.
+pub(crate) fn summary_needle() -> &'static str {
+    strata_agent::session::compact::SUMMARY_PROMPT
+        .split('.')
+        .nth(1)
+        .unwrap_or_default()
+        .trim()
+}

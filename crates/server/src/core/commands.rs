@@ -21,17 +21,7 @@ fn info(p: &McpPrompt) -> CommandInfo {
         description: p.description.clone().or_else(|| p.title.clone()),
         source: "mcp".into(),
         template: String::new(),
-        hints: p
-            .arguments
-            .iter()
-            .map(|a| {
-                if a.required {
-                    a.name.clone()
-                } else {
-                    format!("[{}]", a.name)
-                }
-            })
-            .collect(),
+        hints: p.hints(),
     }
 }
 

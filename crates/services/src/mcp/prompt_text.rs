@@ -30,10 +30,9 @@ impl McpPrompt {
         format!("{}:{}", self.server, self.name)
     }
 
-    /// The arguments for a usage line: `city [state]`.
-    pub fn usage(&self) -> String {
-        let args: Vec<String> = self
-            .arguments
+    /// Each argument as a usage line shows it: `city`, or `[state]` when optional.
+    pub fn hints(&self) -> Vec<String> {
+        self.arguments
             .iter()
             .map(|a| {
                 if a.required {
@@ -42,8 +41,12 @@ impl McpPrompt {
                     format!("[{}]", a.name)
                 }
             })
-            .collect();
-        args.join(" ")
+            .collect()
+    }
+
+    /// The arguments for a usage line: `city [state]`.
+    pub fn usage(&self) -> String {
+        self.hints().join(" ")
     }
 }
 
